@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Sluice",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "sluice", targets: ["sluice"])
+    ],
+    targets: [
+        // Thin C wrappers: a module map and a shim header each, imported by exactly one adapter module.
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+        .target(name: "SluiceCore"),
+        .target(name: "SluiceCrypto", dependencies: ["COpenSSL", "CZlib"]),
+        .target(name: "SluiceHTTP", dependencies: ["CMicroHTTPD"]),
+        .target(name: "SluiceUpstream", dependencies: ["CCurl", "SluiceCore", "SluiceCrypto"]),
+        .target(name: "SluiceCache", dependencies: ["CSQLite", "SluiceCore", "SluiceCrypto"]),
+        .target(
+            name: "SluiceGateway",
+            dependencies: ["SluiceCore", "SluiceCrypto", "SluiceHTTP", "SluiceUpstream", "SluiceCache"]
+        ),
+        .executableTarget(name: "sluice", dependencies: ["SluiceGateway"]),
+
+        .target(name: "SluiceTestSupport", dependencies: ["SluiceCore"], path: "Tests/SluiceTestSupport"),
+        .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore"]),
+        .testTarget(name: "SluiceCryptoTests", dependencies: ["SluiceCrypto"]),
+        .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "SluiceTestSupport"]),
+        .testTarget(name: "SluiceUpstreamTests", dependencies: ["SluiceUpstream", "SluiceTestSupport"]),
+        .testTarget(name: "SluiceCacheTests", dependencies: ["SluiceCache", "SluiceTestSupport"]),
+        .testTarget(name: "SluiceGatewayTests", dependencies: ["SluiceGateway", "SluiceTestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["SluiceGateway", "SluiceTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,128 @@
+/// Why an asset path or asset ID was refused (contract §1: refused with 400 before any upstream is contacted).
+public enum AssetPathError: Error, Equatable, Sendable {
+    /// The path has no segment.
+    case empty
+    /// A `.` or `..` segment, literal or percent-encoded.
+    case dotSegment
+    /// Two slashes in a row, or a trailing slash.
+    case emptySegment
+    /// A NUL or other control byte, literal or encoded.
+    case controlCharacter
+    /// A backslash, literal or encoded.
+    case backslash
+    /// An encoded slash (`%2F`) inside a segment.
+    case encodedSlash
+    /// A `%` not followed by two hex digits, or bytes that are not UTF-8.
+    case badEncoding
+    /// Longer than ``AssetPath/maxLength`` bytes or ``AssetPath/maxSegments`` segments.
+    case tooLong
+    /// An asset ID without `scheme://`, or with a scheme that is not a valid upstream name.
+    case badAssetID
+}
+
+/// A validated path inside one upstream: decoded segments, none of them empty, `.`, `..`, or holding
+/// a slash, backslash or control character. Safe to append to a base URL or a directory root.
+public struct AssetPath: Hashable, Sendable, CustomStringConvertible {
+    /// Longest accepted path, in encoded bytes.
+    public static let maxLength = 4096
+    /// Most segments accepted.
+    public static let maxSegments = 256
+
+    /// Decoded path segments.
+    public let segments: [String]
+
+    /// Validates decoded segments.
+    public init(segments: [String]) throws(AssetPathError) {
+        guard !segments.isEmpty else { throw .empty }
+        guard segments.count <= Self.maxSegments else { throw .tooLong }
+        var total = 0
+        for segment in segments {
+            try Self.check(segment)
+            total += segment.utf8.count + 1
+        }
+        guard total <= Self.maxLength else { throw .tooLong }
+        self.segments = segments
+    }
+
+    /// Parses a percent-encoded path as sent on the wire (`music/Album/01%20Intro.mp3`, no leading slash).
+    public init(encoded: String) throws(AssetPathError) {
+        guard encoded.utf8.count <= Self.maxLength else { throw .tooLong }
+        guard !encoded.isEmpty else { throw .empty }
+        var decoded: [String] = []
+        for raw in encoded.split(separator: "/", omittingEmptySubsequences: false) {
+            guard !raw.isEmpty else { throw .emptySegment }
+            let segment = try Self.percentDecode(raw)
+            if segment.contains("/") { throw .encodedSlash }
+            decoded.append(segment)
+        }
+        try self.init(segments: decoded)
+    }
+
+    /// Parses an unencoded path as written in an asset ID (`music/Album/01 Intro.mp3`).
+    public init(plain: String) throws(AssetPathError) {
+        guard plain.utf8.count <= Self.maxLength else { throw .tooLong }
+        guard !plain.isEmpty else { throw .empty }
+        let parts = plain.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        if parts.contains(where: \.isEmpty) { throw .emptySegment }
+        try self.init(segments: parts)
+    }
+
+    /// Segments joined by `/`, unencoded.
+    public var description: String { segments.joined(separator: "/") }
+
+    /// Segments percent-encoded (RFC 3986 unreserved characters kept) and joined by `/`.
+    public var percentEncoded: String { segments.map(Self.percentEncode).joined(separator: "/") }
+
+    private static func check(_ segment: String) throws(AssetPathError) {
+        if segment.isEmpty { throw .emptySegment }
+        if segment == "." || segment == ".." { throw .dotSegment }
+        for byte in segment.utf8 {
+            if byte < 0x20 || byte == 0x7F { throw .controlCharacter }
+            if byte == UInt8(ascii: "\\") { throw .backslash }
+            if byte == UInt8(ascii: "/") { throw .encodedSlash }
+        }
+    }
+
+    private static func percentDecode(_ raw: Substring) throws(AssetPathError) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(raw.utf8.count)
+        var iterator = raw.utf8.makeIterator()
+        while let byte = iterator.next() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                throw .badEncoding
+            }
+            bytes.append(high << 4 | low)
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .badEncoding }
+        return text
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    private static func percentEncode(_ segment: String) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var out: [UInt8] = []
+        for byte in segment.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"):
+                out.append(byte)
+            default:
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import Synchronization
+
+/// Severity of a log line.
+public enum LogLevel: String, Sendable, Comparable, CaseIterable {
+    case debug, info, warning, error
+
+    private var rank: Int { Self.allCases.firstIndex(of: self)! }
+    public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rank < rhs.rank }
+}
+
+/// A structured logger in the swift-log manner: constant messages, data in metadata, one line per event,
+/// as text (`key=value`) or JSON lines. Never pass a secret in metadata.
+public struct Logger: Sendable {
+    /// Where lines go; tests substitute a collector.
+    public typealias Output = @Sendable (String) -> Void
+
+    private let format: LoggingConfig.Format
+    private let minimum: LogLevel
+    private let output: Output
+    private let base: [String: String]
+
+    /// Creates a logger writing lines to `output` (standard error by default).
+    public init(format: LoggingConfig.Format = .text, level: LogLevel = .info, output: Output? = nil) {
+        self.format = format
+        self.minimum = level
+        self.output = output ?? Logger.standardError
+        self.base = [:]
+    }
+
+    private init(copying other: Logger, base: [String: String]) {
+        self.format = other.format
+        self.minimum = other.minimum
+        self.output = other.output
+        self.base = base
+    }
+
+    /// A logger that adds `metadata` to every line.
+    public func with(_ metadata: [String: String]) -> Logger {
+        Logger(copying: self, base: base.merging(metadata) { $1 })
+    }
+
+    /// Writes one line at `level` when it is at or above the configured minimum.
+    public func log(_ level: LogLevel, _ message: String, _ metadata: [String: String] = [:]) {
+        guard level >= minimum else { return }
+        let fields = base.merging(metadata) { $1 }
+        let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        switch format {
+        case .json:
+            var object: [String: String] = fields
+            object["ts"] = time
+            object["level"] = level.rawValue
+            object["msg"] = message
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+            output(String(decoding: data, as: UTF8.self))
+        case .text:
+            let pairs = fields.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quoted($0.value))" }
+            output(([time, level.rawValue, message] + pairs).joined(separator: " "))
+        }
+    }
+
+    /// `log(.debug, …)`.
+    public func debug(_ message: String, _ metadata: [String: String] = [:]) { log(.debug, message, metadata) }
+    /// `log(.info, …)`.
+    public func info(_ message: String, _ metadata: [String: String] = [:]) { log(.info, message, metadata) }
+    /// `log(.warning, …)`.
+    public func warning(_ message: String, _ metadata: [String: String] = [:]) { log(.warning, message, metadata) }
+    /// `log(.error, …)`.
+    public func error(_ message: String, _ metadata: [String: String] = [:]) { log(.error, message, metadata) }
+
+    private static func quoted(_ value: String) -> String {
+        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0.value < 0x7F }
+        guard !plain else { return value }
+        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+        return "\"\(escaped)\""
+    }
+
+    private static let standardErrorLock = Mutex(())
+
+    private static let standardError: Output = { line in
+        standardErrorLock.withLock { _ in
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+    }
+}

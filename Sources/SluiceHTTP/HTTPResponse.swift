@@ -1,0 +1,31 @@
+/// What the handler answers; the server writes status, headers and body.
+public struct HTTPResponse: Sendable {
+    /// The body of a response.
+    public enum Body: Sendable {
+        /// No body (`Content-Length: 0`, or the HEAD form of another body with `length`).
+        case empty
+        /// Bytes in memory.
+        case bytes([UInt8])
+        /// `length` bytes of an open file from `offset`, sent with `sendfile`. The server closes `descriptor`
+        /// when the response is done (or was never sent).
+        case file(descriptor: Int32, offset: Int64, length: Int64)
+        /// `length` bytes pulled from `source` as they become available (suspend/resume, no thread blocked).
+        case stream(length: Int64, source: any HTTPBodySource)
+        /// A HEAD answer: headers say `Content-Length: length`, no body is sent.
+        case head(length: Int64)
+    }
+
+    /// Status code.
+    public var status: Int
+    /// Header fields (the server adds `Content-Length`, `Date` and `Connection`).
+    public var headers: HTTPHeaders
+    /// Body.
+    public var body: Body
+
+    /// Creates a response.
+    public init(status: Int, headers: HTTPHeaders = [:], body: Body = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}

@@ -1,0 +1,25 @@
+/// Why an upstream request failed. Descriptions are safe to log and return: they never hold a secret.
+public enum UpstreamError: Error, Equatable, Sendable {
+    /// The object does not exist (404/410, or a missing file).
+    case notFound
+    /// The path names a directory or collection, not a file.
+    case notAFile
+    /// The upstream refused our credentials (401/403). Maps to 502.
+    case unauthorized(status: Int)
+    /// Connecting took longer than the connect timeout. Maps to 504.
+    case connectTimeout
+    /// No response byte within the first-byte timeout, or the transfer stalled below the low-speed limit. Maps to 504.
+    case timeout
+    /// Could not connect or the connection broke (libcurl code and message). Maps to 502.
+    case transport(code: Int, message: String)
+    /// The upstream answered with an unexpected status. Maps to 502.
+    case badStatus(Int)
+    /// The response was malformed: wrong Content-Range, short body, missing length, unparsable PROPFIND. Maps to 502.
+    case protocolViolation(String)
+    /// `If-Range` did not hold: the object changed since its content info was taken.
+    case changed
+    /// The requested range starts past the end of the object (416 from upstream).
+    case rangeNotSatisfiable(length: Int64?)
+    /// The fetch was cancelled by its consumer.
+    case cancelled
+}
