@@ -1,2 +1,56 @@
 #pragma once
+#include <sys/socket.h>
 #include <microhttpd.h>
+
+/// `MHD_OPTION_URI_LOG_CALLBACK` has no typedef in microhttpd.h; its documented form.
+typedef void *(*sluice_mhd_uri_log_callback)(void *cls, const char *uri, struct MHD_Connection *connection);
+
+/// `MHD_OPTION_UNESCAPE_CALLBACK` has no typedef in microhttpd.h; its documented form.
+typedef size_t (*sluice_mhd_unescape_callback)(void *cls, struct MHD_Connection *connection, char *s);
+
+/// Starts a daemon: the callbacks and the listen address are passed as typed varargs,
+/// integer options as an `MHD_OPTION_ARRAY` terminated by `MHD_OPTION_END`.
+static inline struct MHD_Daemon *sluice_mhd_start_daemon(
+    unsigned int flags,
+    MHD_AccessHandlerCallback handler, void *handler_cls,
+    MHD_RequestCompletedCallback completed, void *completed_cls,
+    sluice_mhd_uri_log_callback uri_log, void *uri_log_cls,
+    sluice_mhd_unescape_callback unescape, void *unescape_cls,
+    const struct sockaddr *address,
+    struct MHD_OptionItem *options)
+{
+    return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
+                            MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
+                            MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
+                            MHD_OPTION_UNESCAPE_CALLBACK, unescape, unescape_cls,
+                            MHD_OPTION_SOCK_ADDR, address,
+                            MHD_OPTION_ARRAY, options,
+                            MHD_OPTION_END);
+}
+
+/// The port the daemon's listen socket is bound to (0 when unknown).
+static inline uint16_t sluice_mhd_bound_port(struct MHD_Daemon *daemon)
+{
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
+    return info == NULL ? 0 : info->port;
+}
+
+/// The client's socket address, or NULL.
+static inline const struct sockaddr *sluice_mhd_client_address(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    return info == NULL ? NULL : info->client_addr;
+}
+
+/// The connection's socket, or -1.
+static inline int sluice_mhd_connection_fd(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
+}
+
+/// `MHD_CONTENT_READER_END_WITH_ERROR`, a cast macro Swift cannot import.
+static inline ssize_t sluice_mhd_reader_end_with_error(void)
+{
+    return MHD_CONTENT_READER_END_WITH_ERROR;
+}

@@ -32,7 +32,9 @@ public struct AssetID: Hashable, Sendable, CustomStringConvertible {
         }
         return name.count <= 64
             && name.unicodeScalars.allSatisfy { scalar in
-                scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "+-.".unicodeScalars.contains(scalar))
+                scalar.isASCII
+                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                        || "+-.".unicodeScalars.contains(scalar))
             }
     }
 }

@@ -92,22 +92,13 @@ public struct AssetPath: Hashable, Sendable, CustomStringConvertible {
                 bytes.append(byte)
                 continue
             }
-            guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+            guard let high = iterator.next()?.hexDigitValue, let low = iterator.next()?.hexDigitValue else {
                 throw .badEncoding
             }
             bytes.append(high << 4 | low)
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { throw .badEncoding }
         return text
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     private static func percentEncode(_ segment: String) -> String {

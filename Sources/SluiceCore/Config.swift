@@ -82,7 +82,7 @@ public struct CacheConfig: Sendable {
 /// Log output settings (`logging` section).
 public struct LoggingConfig: Sendable {
     /// Line format.
-    public enum Format: String, Sendable { case text, json }
+    public enum Format: String, Sendable, CaseIterable { case text, json }
     /// `text` (default) or `json` lines.
     public var format: Format = .text
     /// Lowest level written.

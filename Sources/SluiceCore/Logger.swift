@@ -69,7 +69,9 @@ public struct Logger: Sendable {
     public func error(_ message: String, _ metadata: [String: String] = [:]) { log(.error, message, metadata) }
 
     private static func quoted(_ value: String) -> String {
-        let plain = !value.isEmpty && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0.value < 0x7F }
+        let plain =
+            !value.isEmpty
+            && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0.value < 0x7F }
         guard !plain else { return value }
         let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n")

@@ -20,6 +20,8 @@ public protocol HTTPBodySource: AnyObject, Sendable {
     /// Registers the one-shot waker for the latest `.pending`. May call it immediately.
     func onReadable(_ waker: @escaping @Sendable () -> Void)
 
-    /// The response finished, failed, or the client went away: release everything. Called once.
+    /// The response finished, failed, or the client went away: release everything. Called exactly once, with
+    /// `completed: true` only when the whole response was sent; on a worker thread, or on the thread that
+    /// discards a response that was never sent (handler answered after the client left, or shutdown).
     func close(completed: Bool)
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An ordered list of header fields with case-insensitive lookup (RFC 9110 §5.1).
 public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     private var fields: [(name: String, value: String)] = []

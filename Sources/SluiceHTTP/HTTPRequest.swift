@@ -1,3 +1,5 @@
+import Foundation
+
 /// A fully received request, as the application handler sees it.
 public struct HTTPRequest: Sendable {
     /// `GET`, `HEAD`, `POST`, …
@@ -31,7 +33,9 @@ public struct HTTPRequest: Sendable {
         var items: [String: String] = [:]
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let decode = { (s: Substring) in (String(s).replacingOccurrences(of: "+", with: " ")).removingPercentEncoding ?? String(s) }
+            let decode = { (s: Substring) in
+                (String(s).replacingOccurrences(of: "+", with: " ")).removingPercentEncoding ?? String(s)
+            }
             items[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
         }
         return items

@@ -11,7 +11,9 @@ public struct HTTPResponse: Sendable {
         case file(descriptor: Int32, offset: Int64, length: Int64)
         /// `length` bytes pulled from `source` as they become available (suspend/resume, no thread blocked).
         case stream(length: Int64, source: any HTTPBodySource)
-        /// A HEAD answer: headers say `Content-Length: length`, no body is sent.
+        /// A HEAD answer: headers say `Content-Length: length`, no body is sent. Only for HEAD requests: a GET
+        /// answered with it gets the headers and then a closed connection. (Any other body answers HEAD correctly
+        /// too: the server never sends a body to HEAD.)
         case head(length: Int64)
     }
 
@@ -21,6 +23,10 @@ public struct HTTPResponse: Sendable {
     public var headers: HTTPHeaders
     /// Body.
     public var body: Body
+    /// Runs once when the exchange ends: `true` when the whole response was sent, `false` when it failed, the
+    /// client left, or the response was never sent. Releases what the body depends on (a cache lease that keeps
+    /// a `.file` body's bytes in place). Runs on a server worker thread or the thread that discards the response.
+    public var onComplete: (@Sendable (_ completed: Bool) -> Void)?
 
     /// Creates a response.
     public init(status: Int, headers: HTTPHeaders = [:], body: Body = .empty) {

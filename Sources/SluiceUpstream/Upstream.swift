@@ -34,14 +34,16 @@ public struct FetchStart: Sendable, Equatable {
 public enum FetchAdvice: Sendable, Equatable {
     /// Keep sending.
     case proceed
-    /// Pause the transfer until ``FetchHandle/resume()`` (the consumer is slow; bounded memory).
+    /// Pause the transfer until ``FetchHandle/resume()`` (the consumer is slow; bounded memory). Bytes passed to the
+    /// `receive` call that answered `.pause` count as taken: they are not delivered again.
     case pause
     /// Stop the transfer; `finish` is still called once, with ``UpstreamError/cancelled``.
     case stop
 }
 
-/// Receives a fetch's events, in order, on the transfer thread: `start` once, `receive` zero or more times,
-/// `finish` exactly once. Must not block.
+/// Receives a fetch's events, in order, on the transfer thread (the curl thread for HTTP kinds, a background queue for
+/// `directory`), never two at once: `start` at most once (not at all when the fetch fails before its response was
+/// accepted), `receive` zero or more times, `finish` exactly once. Must not block.
 public protocol FetchSink: AnyObject, Sendable {
     /// Headers arrived and were checked (status, Content-Range against the request, length).
     func start(_ start: FetchStart) -> FetchAdvice

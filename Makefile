@@ -1,0 +1,45 @@
+# Sluice — developer entry points. `make run` and `make test` are all a new checkout needs.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := build
+
+# Appended, so a toolchain already on PATH wins: the usual Linux toolchain home for shells that
+# lack it, /usr/sbin for the test peers (nginx, apache2) that a non-root PATH often lacks, and
+# .venv/bin for schemathesis.
+SWIFT_HOME ?= /opt/swift/usr/bin
+export PATH := $(PATH):$(SWIFT_HOME):/usr/sbin:/sbin:$(CURDIR)/.venv/bin
+# Where the tests find the scriptable fault origin.
+export SLUICE_FAULT_ORIGIN := $(CURDIR)/Tests/Fixtures/fault_origin.py
+
+# The machines this runs on have 2 cores; more jobs only add memory pressure.
+JOBS ?= 2
+SWIFT_STRICT := -Xswiftc -warnings-as-errors
+CONFIG ?= examples/sluice.json
+
+.PHONY: deps test-deps build run test lint bench clean
+
+deps:
+	scripts/install-deps
+
+test-deps:
+	scripts/install-deps --test
+
+build: deps
+	swift build -c release -j $(JOBS) $(SWIFT_STRICT)
+
+run: build
+	.build/release/sluice serve --config $(CONFIG)
+
+test: test-deps
+	swift build --build-tests -j $(JOBS) $(SWIFT_STRICT)
+	swift test --skip-build --parallel --num-workers $(JOBS)
+
+lint:
+	swift format lint --strict --configuration .swift-format -r Sources Tests
+
+bench: build
+	bench/run-all
+
+clean:
+	rm -rf .build bench/results

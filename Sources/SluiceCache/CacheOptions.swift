@@ -1,0 +1,42 @@
+/// Settings of a ``ChunkStore``.
+public struct CacheOptions: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// Directory holding `index.sqlite` and `data/`; created when missing.
+    public var directory: String
+    /// Upper bound on allocated disk bytes of the whole directory (data blocks, directories, index files).
+    public var maxSize: Int64
+    /// Entries not read or written for this long are removed by maintenance.
+    public var maxAge: Duration
+    /// Size of one chunk; a multiple of 4096 keeps every chunk in whole filesystem blocks.
+    public var chunkSize: Int64
+    /// 32-byte key; when set every chunk is sealed with ChaCha20-Poly1305 and plaintext never reaches disk.
+    public var encryptionKey: [UInt8]?
+    /// Longest time a written chunk stays pending before its bytes are synced and it is marked present.
+    public var commitInterval: Duration = .milliseconds(150)
+    /// A commit starts at once when this many chunks are pending.
+    public var commitBatchSize: Int = 64
+    /// How often background maintenance runs (age sweep, scrub step; orphan removal every 6 hours).
+    public var maintenanceInterval: Duration = .seconds(60)
+    /// Bytes the background scrub verifies per maintenance run.
+    public var scrubBytesPerRun: Int64 = 64 << 20
+
+    /// Creates options; the remaining settings keep their defaults.
+    public init(
+        directory: String, maxSize: Int64, maxAge: Duration = .seconds(90 * 86_400), chunkSize: Int64 = 1 << 20,
+        encryptionKey: [UInt8]? = nil
+    ) {
+        self.directory = directory
+        self.maxSize = maxSize
+        self.maxAge = maxAge
+        self.chunkSize = chunkSize
+        self.encryptionKey = encryptionKey
+    }
+
+    /// The settings with the encryption key redacted.
+    public var description: String {
+        "CacheOptions(directory: \(directory), maxSize: \(maxSize), maxAge: \(maxAge), chunkSize: \(chunkSize), "
+            + "encryptionKey: \(encryptionKey == nil ? "none" : "<redacted>"))"
+    }
+
+    /// Same as `description`: the key never appears.
+    public var debugDescription: String { description }
+}

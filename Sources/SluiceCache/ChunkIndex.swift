@@ -1,0 +1,220 @@
+import Foundation
+import SluiceCore
+
+/// The SQLite index: the authoritative list of assets and of present (synced) chunks.
+///
+/// Not thread-safe: it lives inside ``ChunkStore``'s mutex. Queries that stop at their first row reset
+/// their statement at once: a statement left on a row holds a read transaction, which keeps checkpoints
+/// from completing and lets the WAL grow without bound (sqlite.org/wal.html, "Avoiding Excessively Large
+/// WAL Files").
+struct ChunkIndex {
+    /// Bumped when the schema changes incompatibly; an index with another version is rebuilt.
+    static let schemaVersion: Int64 = 1
+
+    let database: SQLiteDatabase
+
+    /// Opens the index at `path`, applying pragmas and creating the schema. Throws when the file is not a
+    /// usable database (the caller moves it aside).
+    init(path: String, walLimit: Int64) throws(CacheError) {
+        database = try SQLiteDatabase(path: path)
+        do {
+            // Reading the schema version parses the header: a garbage file fails here with SQLITE_NOTADB.
+            let version = try database.statement("PRAGMA user_version")
+            let existing = try version.step() ? version.int64(0) : 0
+            version.reset()
+            // WAL with synchronous=NORMAL: commits survive a process crash and need no fsync each
+            // (sqlite.org/pragma.html#pragma_synchronous); chunk data is synced by the committer before its
+            // rows are inserted, so an index row never refers to unsynced bytes.
+            try database.execute(
+                """
+                PRAGMA journal_mode=WAL;
+                PRAGMA synchronous=NORMAL;
+                PRAGMA journal_size_limit=\(walLimit);
+                PRAGMA wal_autocheckpoint=\(max(16, walLimit / 4096 / 2));
+                PRAGMA foreign_keys=OFF;
+                """)
+            if existing != 0 && existing != Self.schemaVersion {
+                try database.execute(
+                    "DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS assets; DROP TABLE IF EXISTS meta;")
+            }
+            try database.execute(
+                """
+                CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS assets(
+                    key TEXT PRIMARY KEY, asset_id TEXT NOT NULL, length INTEGER NOT NULL, content_type TEXT,
+                    etag TEXT, last_modified REAL, validator TEXT, fetched_at REAL NOT NULL,
+                    last_access REAL NOT NULL, pinned INTEGER NOT NULL DEFAULT 0,
+                    allocated INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+                CREATE INDEX IF NOT EXISTS assets_lru ON assets(pinned, last_access);
+                CREATE TABLE IF NOT EXISTS chunks(
+                    asset_key TEXT NOT NULL, idx INTEGER NOT NULL, size INTEGER NOT NULL, crc32 INTEGER NOT NULL,
+                    written_at REAL NOT NULL, PRIMARY KEY(asset_key, idx)) WITHOUT ROWID;
+                PRAGMA user_version=\(Self.schemaVersion);
+                """)
+        } catch {
+            database.close()
+            throw error
+        }
+    }
+
+    func close() { database.close() }
+
+    // MARK: meta
+
+    func meta(_ name: String) throws(CacheError) -> String? {
+        let statement = try database.statement("SELECT value FROM meta WHERE name = ?").bind(.text(name))
+        defer { statement.reset() }
+        return try statement.step() ? statement.text(0) : nil
+    }
+
+    func setMeta(_ name: String, _ value: String) throws(CacheError) {
+        try database.statement("INSERT OR REPLACE INTO meta(name, value) VALUES (?, ?)")
+            .bind(.text(name), .text(value)).run()
+    }
+
+    // MARK: assets
+
+    private static let assetColumns =
+        "key, asset_id, length, content_type, etag, last_modified, validator, fetched_at, last_access, pinned, allocated"
+
+    func asset(_ key: String) throws(CacheError) -> AssetRow? {
+        let statement = try database.statement("SELECT \(Self.assetColumns) FROM assets WHERE key = ?").bind(.text(key))
+        defer { statement.reset() }
+        return try statement.step() ? Self.assetRow(statement) : nil
+    }
+
+    /// Assets ordered by key after `cursor`, at most `limit`.
+    func assets(after cursor: String?, limit: Int) throws(CacheError) -> [AssetRow] {
+        let statement = try database.statement(
+            "SELECT \(Self.assetColumns) FROM assets WHERE key > ? ORDER BY key LIMIT ?"
+        )
+        .bind(.text(cursor ?? ""), .integer(Int64(limit)))
+        var rows: [AssetRow] = []
+        while try statement.step() { rows.append(Self.assetRow(statement)) }
+        return rows
+    }
+
+    func insertAsset(_ row: AssetRow) throws(CacheError) {
+        try database.statement(
+            """
+            INSERT OR REPLACE INTO assets(\(Self.assetColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        ).bind(
+            .text(row.key), .text(row.assetID), .integer(row.info.length), .optional(row.info.contentType),
+            .optional(row.info.etag), row.info.lastModified.map { .real($0.timeIntervalSince1970) } ?? .null,
+            .optional(row.validator), .real(row.fetchedAt.timeIntervalSince1970),
+            .real(row.lastAccess.timeIntervalSince1970), .integer(row.pinned ? 1 : 0), .integer(row.allocated)
+        ).run()
+    }
+
+    func deleteAsset(_ key: String) throws(CacheError) {
+        try database.statement("DELETE FROM chunks WHERE asset_key = ?").bind(.text(key)).run()
+        try database.statement("DELETE FROM assets WHERE key = ?").bind(.text(key)).run()
+    }
+
+    func setLastAccess(_ key: String, _ date: Date) throws(CacheError) {
+        try database.statement("UPDATE assets SET last_access = max(last_access, ?) WHERE key = ?")
+            .bind(.real(date.timeIntervalSince1970), .text(key)).run()
+    }
+
+    /// Sets the pin; false when the asset is unknown.
+    func setPinned(_ key: String, _ pinned: Bool) throws(CacheError) -> Bool {
+        try database.statement("UPDATE assets SET pinned = ? WHERE key = ?").bind(.integer(pinned ? 1 : 0), .text(key))
+            .run()
+        return database.changes > 0
+    }
+
+    func setAllocated(_ key: String, _ bytes: Int64) throws(CacheError) {
+        try database.statement("UPDATE assets SET allocated = ? WHERE key = ?").bind(.integer(bytes), .text(key)).run()
+    }
+
+    func count() throws(CacheError) -> Int {
+        let statement = try database.statement("SELECT count(*) FROM assets")
+        defer { statement.reset() }
+        return try statement.step() ? Int(statement.int64(0)) : 0
+    }
+
+    func chunkCount() throws(CacheError) -> Int {
+        let statement = try database.statement("SELECT count(*) FROM chunks")
+        defer { statement.reset() }
+        return try statement.step() ? Int(statement.int64(0)) : 0
+    }
+
+    func totalAllocated() throws(CacheError) -> Int64 {
+        let statement = try database.statement("SELECT coalesce(sum(allocated), 0) FROM assets")
+        defer { statement.reset() }
+        return try statement.step() ? statement.int64(0) : 0
+    }
+
+    /// Unpinned assets holding disk blocks, least recently used first.
+    func leastRecentlyUsed(limit: Int, after cursor: (Double, String)?) throws(CacheError) -> [AssetRow] {
+        let statement = try database.statement(
+            """
+            SELECT \(Self.assetColumns) FROM assets WHERE pinned = 0 AND allocated > 0
+            AND (last_access, key) > (?, ?) ORDER BY last_access, key LIMIT ?
+            """
+        ).bind(.real(cursor?.0 ?? -Double.infinity), .text(cursor?.1 ?? ""), .integer(Int64(limit)))
+        var rows: [AssetRow] = []
+        while try statement.step() { rows.append(Self.assetRow(statement)) }
+        return rows
+    }
+
+    /// Unpinned assets last accessed before `date`.
+    func idle(before date: Date, limit: Int) throws(CacheError) -> [AssetRow] {
+        let statement = try database.statement(
+            "SELECT \(Self.assetColumns) FROM assets WHERE pinned = 0 AND last_access < ? ORDER BY last_access LIMIT ?"
+        ).bind(.real(date.timeIntervalSince1970), .integer(Int64(limit)))
+        var rows: [AssetRow] = []
+        while try statement.step() { rows.append(Self.assetRow(statement)) }
+        return rows
+    }
+
+    // MARK: chunks
+
+    /// Present chunks of an asset with index in `indices`, ascending.
+    func chunks(_ key: String, in indices: ClosedRange<Int64> = 0...Int64.max) throws(CacheError) -> [ChunkRow] {
+        let statement = try database.statement(
+            "SELECT idx, size, crc32 FROM chunks WHERE asset_key = ? AND idx BETWEEN ? AND ? ORDER BY idx"
+        ).bind(.text(key), .integer(indices.lowerBound), .integer(indices.upperBound))
+        var rows: [ChunkRow] = []
+        while try statement.step() {
+            rows.append(ChunkRow(index: statement.int64(0), size: statement.int64(1), crc: UInt32(statement.int64(2))))
+        }
+        return rows
+    }
+
+    func insertChunk(_ key: String, _ chunk: ChunkRow, writtenAt: Date) throws(CacheError) {
+        try database.statement(
+            "INSERT OR REPLACE INTO chunks(asset_key, idx, size, crc32, written_at) VALUES (?, ?, ?, ?, ?)"
+        ).bind(
+            .text(key), .integer(chunk.index), .integer(chunk.size), .integer(Int64(chunk.crc)),
+            .real(writtenAt.timeIntervalSince1970)
+        ).run()
+    }
+
+    /// Deletes the chunks of an asset with index in `indices`; returns how many there were.
+    @discardableResult
+    func deleteChunks(_ key: String, in indices: ClosedRange<Int64> = 0...Int64.max) throws(CacheError) -> Int {
+        try database.statement("DELETE FROM chunks WHERE asset_key = ? AND idx BETWEEN ? AND ?")
+            .bind(.text(key), .integer(indices.lowerBound), .integer(indices.upperBound)).run()
+        return database.changes
+    }
+
+    func deleteAll() throws(CacheError) {
+        try database.execute("DELETE FROM chunks; DELETE FROM assets;")
+    }
+
+    private static func assetRow(_ statement: SQLiteStatement) -> AssetRow {
+        AssetRow(
+            key: statement.text(0) ?? "",
+            assetID: statement.text(1) ?? "",
+            info: ContentInfo(
+                length: statement.int64(2), contentType: statement.text(3), etag: statement.text(4),
+                lastModified: statement.isNull(5) ? nil : Date(timeIntervalSince1970: statement.double(5))),
+            validator: statement.text(6),
+            fetchedAt: Date(timeIntervalSince1970: statement.double(7)),
+            lastAccess: Date(timeIntervalSince1970: statement.double(8)),
+            pinned: statement.int64(9) != 0,
+            allocated: statement.int64(10))
+    }
+}

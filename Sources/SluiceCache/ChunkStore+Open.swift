@@ -1,0 +1,77 @@
+import Foundation
+import SluiceCore
+import SluiceCrypto
+
+extension ChunkStore {
+    /// Opens the index; a file SQLite reports as not a database or corrupt is moved aside and replaced by
+    /// an empty index (`rebuilt` true), so a damaged cache never blocks start-up.
+    static func openIndex(
+        layout: CacheLayout, walLimit: Int64, logger: Logger, now: @Sendable () -> Date
+    ) throws(CacheError) -> (ChunkIndex, rebuilt: Bool) {
+        do {
+            return (try ChunkIndex(path: layout.indexPath, walLimit: walLimit), false)
+        } catch .index(let code, _) where code & 0xFF == 26 || code & 0xFF == 11 {
+            // 26 is SQLITE_NOTADB, 11 SQLITE_CORRUPT (sqlite.org/rescode.html); other failures (permissions,
+            // a full disk) are not repaired by starting over and are reported instead.
+            let aside = layout.indexPath + ".corrupt-\(Int64(now().timeIntervalSince1970))"
+            try FileIO.rename(layout.indexPath, to: aside)
+            for suffix in ["-wal", "-shm"] where FileIO.exists(layout.indexPath + suffix) {
+                try FileIO.rename(layout.indexPath + suffix, to: aside + suffix)
+            }
+            logger.warning(
+                "cache index unreadable, moved aside and rebuilt empty",
+                ["cache.index": aside, "sqlite.code": "\(code)"])
+            return (try ChunkIndex(path: layout.indexPath, walLimit: walLimit), true)
+        }
+    }
+
+    /// Empties the cache when the index was rebuilt or was written with another chunk size or key: its
+    /// data files cannot be read with the current settings.
+    static func checkCompatibility(_ state: inout StoreState, rebuilt: Bool, keyCheck: String) throws(CacheError) {
+        let index = try state.openIndex()
+        let chunkSize = String(state.chunkSize)
+        let storedChunkSize = try index.meta("chunk_size")
+        let storedKeyCheck = try index.meta("key_check")
+        let fresh = storedChunkSize == nil && storedKeyCheck == nil
+        if rebuilt || (!fresh && (storedChunkSize != chunkSize || storedKeyCheck != keyCheck)) {
+            state.logger.warning(
+                "cache emptied: index rebuilt or chunk size or encryption key changed",
+                ["cache.directory": state.layout.root])
+            try index.deleteAll()
+            try moveDataToTrash(&state)
+        }
+        try index.setMeta("chunk_size", chunkSize)
+        try index.setMeta("key_check", keyCheck)
+    }
+
+    /// A short fingerprint of the encryption key (an HMAC under it, never the key), or `none`.
+    static func keyCheck(_ key: [UInt8]?) -> String {
+        guard let key else { return "none" }
+        return "chacha20-poly1305:"
+            + Hex.encode(HMACSHA256.authenticate(key: key, message: "sluice cache key").prefix(8))
+    }
+
+    /// Moves `data/` under `trash/` (one rename, however many files) and forgets every chunk in memory;
+    /// the caller schedules ``emptyTrash()``.
+    static func moveDataToTrash(_ state: inout StoreState) throws(CacheError) {
+        let layout = state.layout
+        if FileIO.exists(layout.dataDirectory) {
+            try FileIO.makeDirectory(layout.trashDirectory)
+            let name = "data-\(Int64(state.now().timeIntervalSince1970))-\(Hex.encode(SecureRandom.bytes(count: 4)))"
+            try FileIO.rename(layout.dataDirectory, to: layout.trashDirectory + "/" + name)
+        }
+        state.trashBytes += state.dataBytes
+        state.dataBytes = 0
+        state.allocatedUpdates.removeAll()
+        for key in Array(state.runtime.keys) {
+            state.runtime[key]!.pending.removeAll()
+            state.runtime[key]!.generation = state.nextSerial()
+            state.runtime[key]!.createdFile = false
+            state.prune(key)
+        }
+        state.pendingCount = 0
+        state.measuredBytes = state.measuredBytes.filter { !$0.key.hasPrefix(layout.dataDirectory) }
+        state.measure(layout.dataDirectory)
+        state.measure(layout.trashDirectory)
+    }
+}

@@ -1,0 +1,66 @@
+import Glibc
+import SluiceCrypto
+
+extension ChunkStore {
+    /// Reads back every present chunk and checks its CRC-32 (and AEAD tag when encrypted). With `dropBad`
+    /// each bad chunk is removed from the index so it is fetched again. Holds a lease on each asset while
+    /// checking it; safe to run while the store serves.
+    public func verify(dropBad: Bool) throws(CacheError) -> VerifyReport {
+        var report = VerifyReport()
+        var cursor: String?
+        while true {
+            let rows = try state.withLock { state throws(CacheError) in
+                try state.openIndex().assets(after: cursor, limit: 64)
+            }
+            guard let last = rows.last else { return report }
+            for row in rows {
+                _ = try verifyAsset(row, from: 0, budget: .max, dropBad: dropBad, into: &report)
+            }
+            cursor = last.key
+        }
+    }
+
+    /// Checks chunks of one asset from index `first` until `budget` stored bytes were read; returns the
+    /// index to resume from, or nil when the asset is done.
+    func verifyAsset(
+        _ row: AssetRow, from first: Int64, budget: Int64, dropBad: Bool, into report: inout VerifyReport
+    ) throws(CacheError) -> Int64? {
+        let key = row.key
+        let (chunks, descriptor) = try state.withLock { state throws(CacheError) in
+            let chunks = try state.openIndex().chunks(key, in: first...Int64.max)
+            state.runtime[key, default: AssetRuntime()].leases += 1
+            return (chunks, try FileIO.openIfExists(layout.dataFile(forKey: key), O_RDONLY))
+        }
+        defer {
+            if let descriptor { FileIO.close(descriptor) }
+            state.withLock { $0.endRead(key) }
+        }
+        if first == 0 { report.assetsChecked += 1 }
+        var spent: Int64 = 0
+        for chunk in chunks {
+            if spent >= budget { return chunk.index }
+            var stored: [UInt8]?
+            if let descriptor { stored = try storedChunk(chunk, descriptor: descriptor) }
+            report.chunksChecked += 1
+            report.bytesChecked += Int64(stored?.count ?? 0)
+            spent += Int64(stored?.count ?? 0) + 1
+            // A missing file or a short record is as bad as a checksum mismatch.
+            if let stored, isIntact(stored, chunk, key: key) { continue }
+            report.bad.append(VerifyReport.BadChunk(assetID: row.assetID, index: chunk.index))
+            logger.warning("cache chunk failed verification", ["cache.key": key, "chunk": "\(chunk.index)"])
+            if dropBad {
+                try state.withLock { state throws(CacheError) in try state.dropChunk(key, chunk.index, reason: .corrupt)
+                }
+                report.dropped += 1
+            }
+        }
+        return nil
+    }
+
+    /// Whether stored bytes match their CRC-32 and, when sealed, their tag.
+    private func isIntact(_ stored: [UInt8], _ chunk: ChunkRow, key: String) -> Bool {
+        guard CRC32.checksum(stored) == chunk.crc else { return false }
+        guard let sealer else { return true }
+        return (try? sealer.open(stored, associatedData: Self.associatedData(key: key, index: chunk.index))) != nil
+    }
+}

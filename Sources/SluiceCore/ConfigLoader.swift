@@ -1,0 +1,41 @@
+import Foundation
+
+/// Reads and validates the JSON configuration (contract §3), resolving every secret and relative path.
+///
+/// JSONSerialization rather than Codable, so that every unknown key, wrong type and missing secret can be
+/// reported with its full path, all at once (see ``ConfigErrors``).
+public enum ConfigLoader {
+    /// Largest configuration file read.
+    public static let maxFileSize = 1 << 20
+
+    /// Loads the file at `path`; relative paths inside it are taken from the file's directory.
+    public static func load(
+        path: String, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigErrors) -> SluiceConfig {
+        let file = URL(fileURLWithPath: path).standardizedFileURL
+        let data: Data
+        switch SecretFile.read(file.path, limit: maxFileSize) {
+        case .success(let contents): data = contents
+        case .failure(let problem): throw ConfigErrors([ConfigError(key: "", message: "\(path) \(problem)")])
+        }
+        return try parse(data: data, environment: environment, baseDirectory: file.deletingLastPathComponent().path)
+    }
+
+    /// Parses configuration `data`; relative paths (cache directory, `directory` roots, secret files)
+    /// are taken from `baseDirectory`, and `…Env` secrets from `environment`.
+    public static func parse(
+        data: Data, environment: [String: String], baseDirectory: String
+    ) throws(ConfigErrors) -> SluiceConfig {
+        let json: Any
+        do {
+            json = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            throw ConfigErrors([ConfigError(key: "", message: "not valid JSON" + (detail.map { ": \($0)" } ?? ""))])
+        }
+        let reader = ConfigReader(environment: environment, baseDirectory: baseDirectory)
+        let config = reader.readRoot(json)
+        guard reader.errors.isEmpty, let config else { throw ConfigErrors(reader.errors) }
+        return config
+    }
+}

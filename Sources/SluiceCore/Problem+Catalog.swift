@@ -1,0 +1,41 @@
+extension Problem {
+    /// 400: the asset path or request is malformed (contract §1).
+    public static func badRequest(_ detail: String) -> Problem {
+        Problem(slug: "bad-request", title: "Bad request", status: 400, detail: detail)
+    }
+
+    /// 403: a signature is missing, expired or wrong, or an admin token is missing (contract §4, §5).
+    public static func forbidden(_ detail: String) -> Problem {
+        Problem(slug: "forbidden", title: "Forbidden", status: 403, detail: detail)
+    }
+
+    /// 404: unknown upstream or object.
+    public static func notFound(_ detail: String) -> Problem {
+        Problem(slug: "not-found", title: "Not found", status: 404, detail: detail)
+    }
+
+    /// 405: a method the resource does not serve.
+    public static func methodNotAllowed(_ detail: String) -> Problem {
+        Problem(slug: "method-not-allowed", title: "Method not allowed", status: 405, detail: detail)
+    }
+
+    /// 500: a fault in the gateway itself.
+    public static func internalError(_ detail: String) -> Problem {
+        Problem(slug: "internal-error", title: "Internal error", status: 500, detail: detail)
+    }
+
+    /// 502: the upstream refused our credentials or answered something unusable.
+    public static func badGateway(_ detail: String) -> Problem {
+        Problem(slug: "bad-gateway", title: "Bad gateway", status: 502, detail: detail)
+    }
+
+    /// 503: the gateway is overloaded or shutting down.
+    public static func unavailable(_ detail: String) -> Problem {
+        Problem(slug: "unavailable", title: "Service unavailable", status: 503, detail: detail)
+    }
+
+    /// 504: the upstream did not answer in time.
+    public static func gatewayTimeout(_ detail: String) -> Problem {
+        Problem(slug: "gateway-timeout", title: "Gateway timeout", status: 504, detail: detail)
+    }
+}

@@ -1,0 +1,36 @@
+internal import COpenSSL
+
+extension ChunkSealer {
+    /// One EVP cipher context initialised for ChaCha20-Poly1305 with a key and nonce; freed by `free()`.
+    struct Context {
+        let pointer: OpaquePointer
+
+        init(encrypting: Bool, key: [UInt8], nonce: UnsafeBufferPointer<UInt8>) throws(CryptoError) {
+            guard let pointer = EVP_CIPHER_CTX_new() else { throw .openSSL(function: "EVP_CIPHER_CTX_new") }
+            let status = key.withUnsafeBufferPointer { keyBytes in
+                EVP_CipherInit_ex(
+                    pointer, EVP_chacha20_poly1305(), nil, keyBytes.baseAddress, nonce.baseAddress,
+                    encrypting ? 1 : 0)
+            }
+            guard status == 1 else {
+                EVP_CIPHER_CTX_free(pointer)
+                throw .openSSL(function: "EVP_CipherInit_ex")
+            }
+            self.pointer = pointer
+        }
+
+        /// Feeds additional authenticated data (EVP: an update call with a NULL output buffer).
+        func addAssociatedData(_ data: [UInt8]) throws(CryptoError) {
+            guard !data.isEmpty else { return }
+            var written: Int32 = 0
+            let status = data.withUnsafeBufferPointer { bytes in
+                EVP_CipherUpdate(pointer, nil, &written, bytes.baseAddress, Int32(bytes.count))
+            }
+            guard status == 1 else { throw .openSSL(function: "EVP_CipherUpdate(AAD)") }
+        }
+
+        func free() {
+            EVP_CIPHER_CTX_free(pointer)
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import SluiceCore
+import SluiceHTTP
+
+/// Writes one structured line per finished request: request id, method, path, upstream, range, status,
+/// bytes sent, duration, cache outcome and upstream first-byte time. The query string is never logged
+/// (it may carry a URL signature), nor is any request header other than Range.
+struct AccessLog: Sendable {
+    /// Where lines go.
+    let logger: Logger
+    /// Counts responses by status and cache outcome.
+    let metrics: GatewayMetrics
+
+    /// Logs `exchange`.
+    func record(_ exchange: HTTPExchange) {
+        let request = exchange.request
+        var fields: [String: String] = [
+            "request.id": exchange.responseHeaders["X-Request-Id"] ?? "-",
+            "method": request.method,
+            "path": request.path,
+            "status": String(exchange.status),
+            "bytes": String(exchange.bytesSent),
+            "duration.ms": (exchange.finishedAt - exchange.startedAt).milliseconds,
+            "client": request.remoteAddress,
+        ]
+        if !exchange.completed { fields["aborted"] = "true" }
+        if let range = request.headers["Range"] { fields["range"] = String(range.prefix(100)) }
+        if let cache = exchange.responseHeaders["X-Cache"] { fields["cache.status"] = cache }
+        if let upstream = (try? StreamRoute.assetID(fromPath: request.path))?.upstream { fields["upstream"] = upstream }
+        if let timing = exchange.responseHeaders["Server-Timing"], let dur = timing.split(separator: "=").last {
+            fields["upstream.ms"] = String(dur)
+        }
+        metrics.record(status: exchange.status, cache: fields["cache.status"])
+        logger.info("request", fields)
+    }
+}

@@ -1,0 +1,38 @@
+import SluiceCore
+import SluiceHTTP
+import SluiceUpstream
+
+/// Where a stream's content info and bytes come from: straight from the upstream, or through the range cache.
+protocol AssetServing: Sendable {
+    /// The object's current content info, and whether it came from the cache without asking the upstream.
+    func contentInfo(of asset: AssetID, from upstream: any Upstream) async throws(UpstreamError)
+        -> (info: ContentInfo, cached: Bool)
+
+    /// A body carrying exactly `range` of the object described by `info`, and whether its bytes came from cache.
+    /// Fails before any byte is promised when the upstream refuses the fetch.
+    func body(
+        of asset: AssetID, from upstream: any Upstream, info: ContentInfo, range: ByteRange
+    ) async throws(UpstreamError) -> ServedBody
+}
+
+/// A response body with its cache outcome and the upstream's time to first byte, for headers and logs.
+struct ServedBody: Sendable {
+    /// The body to send.
+    var body: HTTPResponse.Body
+    /// `X-Cache` value.
+    var cacheStatus: CacheStatus
+    /// Time until the upstream's first response byte, when the upstream was asked.
+    var upstreamFirstByte: Duration?
+    /// Runs when the response ends (releases what the body needs kept in place).
+    var onComplete: (@Sendable (Bool) -> Void)? = nil
+}
+
+/// The `X-Cache` outcome of a stream response (contract §2).
+enum CacheStatus: String, Sendable {
+    /// Every byte came from the cache.
+    case hit = "HIT"
+    /// No byte came from the cache.
+    case miss = "MISS"
+    /// Some bytes came from the cache.
+    case partial = "PARTIAL"
+}

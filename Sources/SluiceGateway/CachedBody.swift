@@ -1,0 +1,122 @@
+import SluiceCache
+import SluiceCore
+import SluiceHTTP
+import SluiceUpstream
+import Synchronization
+
+/// A response body read through the cache: chunks the store holds are read from disk, missing ones from the
+/// fill that fetches them (shared with every other reader of those bytes), as they arrive.
+///
+/// Called on HTTP worker threads. Reads touch the disk only through the page cache (`pread` of at most one
+/// chunk), so they do not block for long.
+final class CachedBody: HTTPBodySource {
+    private struct State {
+        /// Absolute offset of the last `.pending` answer, where the waker waits.
+        var pendingAt: Int64 = 0
+        /// A decrypted chunk kept for the next reads (encrypted caches only): its start and bytes.
+        var chunk: (start: Int64, bytes: [UInt8])?
+    }
+
+    private let context: ReaderContext
+    private let range: ByteRange
+    private let store: ChunkStore
+    private let coordinator: FillCoordinator
+    private let metrics: GatewayMetrics
+    private let lease: CacheLease
+    private let chunkSize: Int64
+    private let state = Mutex(State())
+
+    /// Creates a reader of `range` for `context`'s asset; it holds a lease on the asset until closed.
+    init(context: ReaderContext, range: ByteRange, store: ChunkStore, coordinator: FillCoordinator, metrics: GatewayMetrics) {
+        self.context = context
+        self.range = range
+        self.store = store
+        self.coordinator = coordinator
+        self.metrics = metrics
+        self.lease = store.lease(context.key)
+        self.chunkSize = store.options.chunkSize
+    }
+
+    private var id: ReaderID { ReaderID(self) }
+
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> HTTPBodyRead {
+        let p = range.first + offset
+        let out = UnsafeMutableRawBufferPointer(rebasing: buffer[..<Int(min(Int64(buffer.count), range.end - p))])
+        var step = coordinator.read(id, context, at: p, into: out)
+        // A chunk can move from a fill to the store between two looks; a few rounds settle it.
+        for _ in 0..<3 {
+            switch step {
+            case .bytes(let n):
+                return .bytes(n)
+            case .failed:
+                return .failed
+            case .pending:
+                state.withLock { $0.pendingAt = p }
+                return .pending
+            case .store:
+                switch readStore(at: p, into: out) {
+                case .success(let n):
+                    metrics.add(bytesFromCache: Int64(n))
+                    return .bytes(n)
+                case .failure(.notCached), .failure(.corrupt):
+                    step = coordinator.fill(id, context, at: p, into: out)
+                case .failure:
+                    return .failed
+                }
+            }
+        }
+        return .failed
+    }
+
+    func onReadable(_ waker: @escaping @Sendable () -> Void) {
+        coordinator.wait(id, context, at: state.withLock { $0.pendingAt }, waker: waker)
+    }
+
+    func close(completed: Bool) {
+        coordinator.close(id)
+        lease.release()
+        if completed { store.touch(context.key) }
+    }
+
+    /// Copies bytes at `p`, up to the end of its chunk, from the store.
+    private func readStore(at p: Int64, into out: UnsafeMutableRawBufferPointer) -> Result<Int, CacheError> {
+        let chunkStart = p / chunkSize * chunkSize
+        let chunkEnd = min(chunkStart + chunkSize, context.info.length)
+        guard store.options.encryptionKey != nil else {
+            let count = min(Int64(out.count), chunkEnd - p)
+            return Result { () throws(CacheError) in
+                let bytes = try store.read(ByteRange(offset: p, count: count), of: context.key, validator: context.info.validator)
+                return copy(bytes, from: 0, into: out)
+            }
+        }
+        if let cached = state.withLock({ $0.chunk }), cached.start == chunkStart {
+            return .success(copy(cached.bytes, from: Int(p - chunkStart), into: out))
+        }
+        return Result { () throws(CacheError) in
+            let bytes = try store.read(
+                ByteRange(first: chunkStart, last: chunkEnd - 1), of: context.key, validator: context.info.validator)
+            state.withLock { $0.chunk = (chunkStart, bytes) }
+            return copy(bytes, from: Int(p - chunkStart), into: out)
+        }
+    }
+
+    private func copy(_ bytes: [UInt8], from offset: Int, into out: UnsafeMutableRawBufferPointer) -> Int {
+        let n = min(out.count, bytes.count - offset)
+        bytes.withUnsafeBytes { source in
+            out.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<(offset + n)]))
+        }
+        return n
+    }
+}
+
+extension CachedBody {
+    /// Makes sure the first byte is available (from the store or the upstream) before a status is promised:
+    /// returns the upstream's error when the fill for it failed.
+    func prime() async -> UpstreamError? {
+        var scratch: [UInt8] = [0]
+        let step = scratch.withUnsafeMutableBytes { read(at: 0, into: $0) }
+        guard step == .pending else { return step == .failed ? coordinator.failure(of: ReaderID(self)) ?? .cancelled : nil }
+        await withCheckedContinuation { continuation in onReadable { continuation.resume() } }
+        return coordinator.failure(of: ReaderID(self))
+    }
+}

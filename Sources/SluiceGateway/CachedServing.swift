@@ -1,0 +1,92 @@
+import Foundation
+import SluiceCache
+import SluiceCore
+import SluiceUpstream
+
+/// Serves streams through the persistent range cache: content info is kept and revalidated after a TTL,
+/// bytes come from disk where present and from shared fills where not.
+struct CachedServing: AssetServing {
+    /// The chunk store.
+    let store: ChunkStore
+    /// Shares fetches among readers.
+    let coordinator: FillCoordinator
+    /// Counters.
+    let metrics: GatewayMetrics
+    /// Content info older than this is checked against the upstream again.
+    let revalidateAfter: Duration
+    /// Warnings about stale content info.
+    let logger: Logger
+    /// Shares concurrent content-info requests.
+    let flights = ContentInfoFlights()
+
+    func contentInfo(of asset: AssetID, from upstream: any Upstream) async throws(UpstreamError)
+        -> (info: ContentInfo, cached: Bool)
+    {
+        let key = asset.description
+        let entry = try? store.entry(for: key)
+        let changed = coordinator.takeChanged(key)
+        if let entry, !changed, Date().timeIntervalSince(entry.fetchedAt) < revalidateAfter.timeInterval {
+            return (entry.info, true)
+        }
+        switch await flights.run(key, { () async throws(UpstreamError) in try await upstream.contentInfo(for: asset.path) }) {
+        case .success(let info):
+            do {
+                _ = try store.recordContentInfo(info, for: key, at: Date())
+            } catch {
+                logger.warning("cache index refused content info", ["asset": key, "error": "\(error)"])
+            }
+            return (info, false)
+        case .failure(let error) where error.isUnreachable:
+            // An unreachable upstream is not a changed object: keep serving the version we have.
+            guard let entry else { throw error }
+            logger.warning("upstream unreachable, serving cached content info", ["asset": key, "error": "\(error)"])
+            return (entry.info, true)
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    func body(
+        of asset: AssetID, from upstream: any Upstream, info: ContentInfo, range: ByteRange
+    ) async throws(UpstreamError) -> ServedBody {
+        let context = ReaderContext(asset: asset, info: info, upstream: upstream, range: range)
+        let chunkSize = store.options.chunkSize
+        let chunks = (try? store.entry(for: context.key)).flatMap { $0.info == info ? $0.chunks : nil } ?? ChunkSet()
+        let wanted = (range.first / chunkSize)...(range.last / chunkSize)
+        let missing = chunks.missing(in: wanted)
+        let status: CacheStatus =
+            missing.isEmpty ? .hit : missing == [wanted] ? .miss : .partial
+        if status == .hit, let region = store.fileRegion(range, of: context.key, validator: info.validator) {
+            // Every byte is on disk in plaintext: the kernel sends it (sendfile); the lease keeps it in place.
+            metrics.add(bytesFromCache: range.count)
+            store.touch(context.key)
+            return ServedBody(
+                body: .file(descriptor: region.descriptor, offset: region.offset, length: region.count),
+                cacheStatus: .hit, upstreamFirstByte: nil, onComplete: { _ in region.lease.release() })
+        }
+        let body = CachedBody(context: context, range: range, store: store, coordinator: coordinator, metrics: metrics)
+        guard status != .hit else {
+            return ServedBody(body: .stream(length: range.count, source: body), cacheStatus: .hit, upstreamFirstByte: nil)
+        }
+        let clock = ContinuousClock()
+        let began = clock.now
+        if let error = await body.prime() {
+            body.close(completed: false)
+            throw error
+        }
+        let firstByte = clock.now - began
+        metrics.observeFirstByte(firstByte, upstream: asset.upstream)
+        return ServedBody(body: .stream(length: range.count, source: body), cacheStatus: status, upstreamFirstByte: firstByte)
+    }
+}
+
+extension UpstreamError {
+    /// The upstream could not be reached or answered with a server error: says nothing about the object.
+    var isUnreachable: Bool {
+        switch self {
+        case .timeout, .connectTimeout, .transport: true
+        case .badStatus(let status): status >= 500
+        default: false
+        }
+    }
+}

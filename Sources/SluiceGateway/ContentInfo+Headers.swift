@@ -1,0 +1,20 @@
+import SluiceCore
+import SluiceHTTP
+
+extension ContentInfo {
+    /// The value to send as `If-Range` so that a fetch only returns bytes of this version:
+    /// the strong ETag, else the Last-Modified date (RFC 9110 §13.1.5).
+    var ifRangeValidator: String? {
+        if let etag, !etag.hasPrefix("W/") { return etag }
+        return lastModified.map(HTTPDate.format)
+    }
+
+    /// Representation headers every stream response carries (contract §2).
+    var representationHeaders: HTTPHeaders {
+        var headers: HTTPHeaders = ["Accept-Ranges": "bytes"]
+        headers.add("Content-Type", contentType ?? "application/octet-stream")
+        if let etag { headers.add("ETag", etag) }
+        if let lastModified { headers.add("Last-Modified", HTTPDate.format(lastModified)) }
+        return headers
+    }
+}

@@ -1,0 +1,473 @@
+import Dispatch
+import Foundation
+import SluiceCache
+import SluiceCore
+import SluiceUpstream
+import Synchronization
+
+/// Shares upstream fetches among readers and writes what they fetch into the chunk store (design.md,
+/// "Fill coordinator").
+///
+/// One fill fetches one run of missing chunks of one asset version; every reader needing those bytes attaches to
+/// it from its own offset and is woken as bytes arrive, not at chunk end. A fill runs at most `readahead` ahead
+/// of its furthest reader, finishes its current chunk and stops when its readers are gone, resumes a broken body
+/// from the last byte (with `If-Range`, bounded retries and backoff), and fills sequentially from byte 0 when the
+/// upstream ignores Range.
+///
+/// All state sits behind one lock, held only to update it: chunk writes, upstream calls and wakers run outside.
+/// Readers call in from HTTP worker threads; fills report from the upstream transfer thread.
+final class FillCoordinator: Sendable {
+    /// Tuning knobs.
+    struct Settings: Sendable {
+        /// Cache chunk size.
+        var chunkSize: Int64
+        /// How far ahead of its furthest reader a fill may run.
+        var readahead: Int64
+        /// Most bytes one upstream request asks for.
+        var fillLimit: Int64 = 16 << 20
+        /// Retries of a broken upstream body.
+        var maxRetries = 3
+        /// First retry delay; doubled for each further retry.
+        var retryDelay: Duration = .milliseconds(200)
+    }
+
+    private struct State {
+        var nextID = 0
+        var fills: [Int: FillState] = [:]
+        /// Readers whose fill failed, and why.
+        var failed: [ReaderID: UpstreamError] = [:]
+        /// Assets whose upstream object changed under a fill: their content info must be fetched again.
+        var changed: Set<String> = []
+
+        func fillID(covering p: Int64, for context: ReaderContext) -> Int? {
+            fills.values.first { fill in
+                fill.key == context.key && fill.info == context.info
+                    && (fill.phase == .stopped ? p >= fill.windowStart && p < fill.position : fill.covers(p))
+            }?.id
+        }
+    }
+
+    /// Work decided under the lock and done after it is released.
+    private enum Action {
+        case wake(@Sendable () -> Void)
+        case resume(any FetchHandle)
+        case cancel(any FetchHandle)
+        case store(fill: Int, chunk: Int64, bytes: [UInt8])
+        case successor(ReaderID, ReaderContext, at: Int64)
+        case retry(fill: Int, after: Duration)
+    }
+
+    private let store: ChunkStore
+    private let settings: Settings
+    private let metrics: GatewayMetrics
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    /// Creates a coordinator writing into `store`.
+    init(store: ChunkStore, settings: Settings, metrics: GatewayMetrics, logger: Logger) {
+        self.store = store
+        self.settings = settings
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Number of fills fetching right now.
+    var inflightFetches: Int { state.withLock { $0.fills.values.count { $0.phase != .stopped } } }
+
+    // MARK: readers (HTTP worker threads)
+
+    /// Serves offset `p` to `reader` from a fill's memory, or says to wait for it or to read the store.
+    func read(_ reader: ReaderID, _ context: ReaderContext, at p: Int64, into out: UnsafeMutableRawBufferPointer)
+        -> FillReadStep
+    {
+        var actions: [Action] = []
+        let step = state.withLock { state -> FillReadStep in
+            if state.failed[reader] != nil { return .failed }
+            forget(reader, before: p, context: context, in: &state, actions: &actions)
+            guard let id = state.fillID(covering: p, for: context) else { return .store }
+            return attach(reader, context, at: p, to: id, into: out, in: &state, actions: &actions)
+        }
+        perform(actions)
+        return step
+    }
+
+    /// Starts a fill at the chunk holding `p` (the store does not have it) unless one already covers it.
+    func fill(_ reader: ReaderID, _ context: ReaderContext, at p: Int64, into out: UnsafeMutableRawBufferPointer)
+        -> FillReadStep
+    {
+        let present = (try? store.entry(for: context.key))?.chunks ?? ChunkSet()
+        let chunk = p / settings.chunkSize
+        var actions: [Action] = []
+        let step = state.withLock { state -> FillReadStep in
+            if state.failed[reader] != nil { return .failed }
+            if let id = state.fillID(covering: p, for: context) {
+                return attach(reader, context, at: p, to: id, into: out, in: &state, actions: &actions)
+            }
+            guard !present.contains(chunk) else { return .store }
+            let id = create(context, from: chunk, present: present, in: &state)
+            state.fills[id]?.interest[reader] = p
+            actions.append(.retry(fill: id, after: .zero))
+            return .pending
+        }
+        perform(actions)
+        return step
+    }
+
+    /// Registers `waker` to run once bytes at `p` are available, the reader's fill failed or stopped.
+    func wait(_ reader: ReaderID, _ context: ReaderContext, at p: Int64, waker: @escaping @Sendable () -> Void) {
+        let wakeNow = state.withLock { state -> Bool in
+            guard state.failed[reader] == nil, let id = state.fillID(covering: p, for: context),
+                state.fills[id]!.phase != .stopped, state.fills[id]!.position <= p
+            else { return true }
+            state.fills[id]!.waiters[reader] = waker
+            return false
+        }
+        if wakeNow { waker() }
+    }
+
+    /// The reader's response ended: detach it everywhere; fills nobody needs finish their chunk and stop.
+    func close(_ reader: ReaderID) {
+        var actions: [Action] = []
+        state.withLock { state in
+            state.failed[reader] = nil
+            for id in Array(state.fills.keys) {
+                guard state.fills[id]!.interest[reader] != nil else { continue }
+                state.fills[id]!.interest[reader] = nil
+                state.fills[id]!.waiters[reader] = nil
+                release(id, in: &state, actions: &actions)
+            }
+        }
+        perform(actions)
+    }
+
+    /// Whether a fill found that `key`'s upstream object changed since its content info was taken (clears the mark).
+    func takeChanged(_ key: String) -> Bool { state.withLock { $0.changed.remove(key) != nil } }
+
+    /// Why the reader's fill failed, if it did.
+    func failure(of reader: ReaderID) -> UpstreamError? { state.withLock { $0.failed[reader] } }
+
+    // MARK: fills (upstream transfer thread)
+
+    func started(_ id: Int, _ start: FetchStart) -> FetchAdvice {
+        var actions: [Action] = []
+        let advice = state.withLock { state -> FetchAdvice in
+            guard var fill = state.fills[id], fill.phase != .stopped else { return .stop }
+            defer { state.fills[id] = fill }
+            guard start.info.validator == fill.info.validator, start.info.length == fill.info.length,
+                let delivered = start.delivered, delivered.first <= fill.position
+            else {
+                state.fills[id] = fill
+                fail(id, .changed, in: &state, actions: &actions)
+                fill = state.fills[id] ?? fill
+                return .stop
+            }
+            if delivered.first < fill.position, fill.attempts == 0, fill.start > 0 {
+                // The upstream ignored Range: keep what it sends from byte 0 rather than throwing it away.
+                fill.start = 0
+                fill.bufferStart = 0
+                fill.buffer = []
+                fill.end = fill.info.length
+            } else {
+                fill.skip = fill.position - delivered.first
+            }
+            return .proceed
+        }
+        perform(actions)
+        return advice
+    }
+
+    func received(_ id: Int, _ bytes: UnsafeRawBufferPointer) -> FetchAdvice {
+        var actions: [Action] = []
+        let advice = state.withLock { state -> FetchAdvice in
+            guard var fill = state.fills[id], fill.phase != .stopped else { return .stop }
+            var slice = bytes
+            let dropped = Int(min(Int64(slice.count), fill.skip))
+            fill.skip -= Int64(dropped)
+            slice = UnsafeRawBufferPointer(rebasing: slice[dropped...])
+            let kept = Int(min(Int64(slice.count), fill.end - fill.position))
+            fill.buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: slice[..<kept]))
+            metrics.add(bytesFromUpstream: Int64(kept), upstream: fill.asset.upstream)
+            let chunkBytes = Int(min(settings.chunkSize, fill.info.length - fill.bufferStart))
+            if fill.buffer.count >= chunkBytes {
+                let chunk = fill.bufferStart / settings.chunkSize
+                let rest = Array(fill.buffer[chunkBytes...])
+                fill.buffer.removeLast(fill.buffer.count - chunkBytes)
+                fill.recent[fill.bufferStart] = fill.buffer
+                actions.append(.store(fill: id, chunk: chunk, bytes: fill.buffer))
+                fill.bufferStart += Int64(chunkBytes)
+                fill.buffer = rest
+            }
+            for waker in fill.waiters.values { actions.append(.wake(waker)) }
+            fill.waiters = [:]
+            let advice: FetchAdvice
+            if fill.position >= fill.end || (fill.interest.isEmpty && fill.buffer.isEmpty) {
+                fill.phase = .stopped
+                advice = .stop
+            } else if fill.shouldPause(readahead: settings.readahead, chunkSize: settings.chunkSize) {
+                fill.phase = .paused
+                advice = .pause
+            } else {
+                advice = .proceed
+            }
+            state.fills[id] = fill
+            return advice
+        }
+        perform(actions)
+        return advice
+    }
+
+    func finished(_ id: Int, _ error: UpstreamError?) {
+        var actions: [Action] = []
+        state.withLock { state in
+            guard var fill = state.fills[id] else { return }
+            fill.fetch = nil
+            let complete = error == nil || error == .cancelled || fill.position >= fill.end
+            if !complete, fill.phase != .stopped, !fill.interest.isEmpty, fill.attempts < settings.maxRetries,
+                error?.isRetryable == true
+            {
+                fill.attempts += 1
+                fill.phase = .running
+                state.fills[id] = fill
+                let delay = settings.retryDelay * (1 << (fill.attempts - 1))
+                logger.warning(
+                    "upstream body broke, resuming",
+                    ["asset": fill.asset.description, "offset": String(fill.position), "attempt": String(fill.attempts),
+                     "error": String(describing: error!)])
+                actions.append(.retry(fill: id, after: delay))
+                return
+            }
+            state.fills[id] = fill
+            if complete || fill.phase == .stopped && fill.interest.isEmpty {
+                stop(id, in: &state, actions: &actions)
+            } else {
+                fail(id, error!, in: &state, actions: &actions)
+            }
+        }
+        perform(actions)
+    }
+
+    // MARK: private
+
+    private func attach(
+        _ reader: ReaderID, _ context: ReaderContext, at p: Int64, to id: Int,
+        into out: UnsafeMutableRawBufferPointer, in state: inout State, actions: inout [Action]
+    ) -> FillReadStep {
+        var fill = state.fills[id]!
+        defer { state.fills[id] = fill }
+        if p < fill.position {
+            let n = fill.copy(at: p, into: out)
+            fill.interest[reader] = p + Int64(n)
+            return .bytes(n)
+        }
+        fill.interest[reader] = p
+        if fill.phase == .paused, !fill.shouldPause(readahead: settings.readahead, chunkSize: settings.chunkSize),
+            let fetch = fill.fetch
+        {
+            fill.phase = .running
+            actions.append(.resume(fetch))
+        }
+        let horizon = min(context.rangeEnd + settings.readahead, fill.info.length)
+        if !fill.successorStarted, fill.end < horizon, fill.end - p <= settings.readahead {
+            fill.successorStarted = true
+            actions.append(.successor(reader, context, at: fill.end))
+        }
+        return .pending
+    }
+
+    /// Drops the reader's interest in fills of this asset that end at or before `p`: it has moved past them.
+    private func forget(
+        _ reader: ReaderID, before p: Int64, context: ReaderContext, in state: inout State, actions: inout [Action]
+    ) {
+        for id in Array(state.fills.keys) where state.fills[id]!.key == context.key {
+            guard let at = state.fills[id]!.interest[reader], state.fills[id]!.end <= p || at > p else { continue }
+            state.fills[id]!.interest[reader] = nil
+            release(id, in: &state, actions: &actions)
+        }
+    }
+
+    /// Creates a fill from `chunk` up to the fill limit, the next present chunk or the next fill, whichever is
+    /// first, bounded by the readahead horizon of the reader that asked.
+    private func create(_ context: ReaderContext, from chunk: Int64, present: ChunkSet, in state: inout State) -> Int {
+        let length = context.info.length
+        let start = chunk * settings.chunkSize
+        var end = min(start + max(settings.fillLimit, settings.readahead), length)
+        let horizon = min(context.rangeEnd + settings.readahead, length)
+        end = min(end, (horizon + settings.chunkSize - 1) / settings.chunkSize * settings.chunkSize)
+        for run in present.runs where run.lowerBound > chunk {
+            end = min(end, run.lowerBound * settings.chunkSize)
+        }
+        for other in state.fills.values where other.key == context.key && other.start > start {
+            end = min(end, other.start)
+        }
+        end = max(min(end, length), min(start + settings.chunkSize, length))
+        state.nextID += 1
+        let id = state.nextID
+        state.fills[id] = FillState(
+            id: id, asset: context.asset, key: context.key, info: context.info, upstream: context.upstream,
+            start: start, end: end, bufferStart: start)
+        metrics.fetchStarted()
+        return id
+    }
+
+    /// A reader left fill `id`: a fill nobody needs stops at its chunk boundary (or now, between chunks).
+    private func release(_ id: Int, in state: inout State, actions: inout [Action]) {
+        guard var fill = state.fills[id], fill.interest.isEmpty else { return }
+        if fill.phase == .stopped {
+            state.fills[id] = nil
+            return
+        }
+        if fill.buffer.isEmpty {
+            state.fills[id] = fill
+            stop(id, in: &state, actions: &actions)
+            return
+        }
+        if fill.phase == .paused, let fetch = fill.fetch {
+            fill.phase = .running
+            actions.append(.resume(fetch))
+        }
+        state.fills[id] = fill
+    }
+
+    /// Ends fill `id`: its transfer is cancelled, waiters woken; kept only while readers still read its memory.
+    private func stop(_ id: Int, in state: inout State, actions: inout [Action]) {
+        guard var fill = state.fills[id] else { return }
+        if fill.phase != .stopped { metrics.fetchEnded() }
+        fill.phase = .stopped
+        if let fetch = fill.fetch { actions.append(.cancel(fetch)) }
+        fill.fetch = nil
+        for waker in fill.waiters.values { actions.append(.wake(waker)) }
+        fill.waiters = [:]
+        fill.buffer = []
+        state.fills[id] = fill.interest.isEmpty || fill.recent.isEmpty ? nil : fill
+    }
+
+    /// Fails fill `id`: every attached reader's response ends.
+    private func fail(_ id: Int, _ error: UpstreamError, in state: inout State, actions: inout [Action]) {
+        guard let fill = state.fills[id] else { return }
+        logger.warning(
+            "fill failed", ["asset": fill.asset.description, "offset": String(fill.position), "error": "\(error)"])
+        for reader in fill.interest.keys { state.failed[reader] = error }
+        if error == .changed { state.changed.insert(fill.key) }
+        state.fills[id]!.interest = [:]
+        stop(id, in: &state, actions: &actions)
+        state.fills[id] = nil
+    }
+
+    private func perform(_ actions: [Action]) {
+        for action in actions {
+            switch action {
+            case .wake(let waker): waker()
+            case .resume(let fetch): fetch.resume()
+            case .cancel(let fetch): fetch.cancel()
+            case .store(let id, let chunk, let bytes): write(chunk, bytes, of: id)
+            case .successor(let reader, let context, let offset): startSuccessor(reader, context, at: offset)
+            case .retry(let id, let delay):
+                if delay == .zero {
+                    launch(id)
+                } else {
+                    DispatchQueue.global().asyncAfter(deadline: .now() + delay.timeInterval) { self.launch(id) }
+                }
+            }
+        }
+    }
+
+    /// Starts (or restarts) fill `id`'s upstream request from its current position.
+    private func launch(_ id: Int) {
+        let request = state.withLock { state -> (FillState, ByteRange)? in
+            guard let fill = state.fills[id], fill.phase != .stopped, fill.position < fill.end else { return nil }
+            return (fill, ByteRange(first: fill.position, last: fill.end - 1))
+        }
+        guard let (fill, range) = request else { return }
+        let sink = FillSink(coordinator: self, id: id)
+        let fetch = fill.upstream.fetch(fill.asset.path, range: range, ifRange: fill.info.ifRangeValidator, into: sink)
+        let keep = state.withLock { state -> Bool in
+            guard state.fills[id]?.phase != nil, state.fills[id]!.phase != .stopped else { return false }
+            state.fills[id]!.fetch = fetch
+            return true
+        }
+        if !keep { fetch.cancel() }
+    }
+
+    private func startSuccessor(_ reader: ReaderID, _ context: ReaderContext, at offset: Int64) {
+        guard offset < context.info.length else { return }
+        let present = (try? store.entry(for: context.key))?.chunks ?? ChunkSet()
+        let chunk = offset / settings.chunkSize
+        guard !present.contains(chunk) else { return }
+        let id = state.withLock { state -> Int? in
+            guard state.fillID(covering: offset, for: context) == nil else { return nil }
+            let id = create(context, from: chunk, present: present, in: &state)
+            state.fills[id]?.interest[reader] = offset
+            return id
+        }
+        if let id { launch(id) }
+    }
+
+    /// Writes a completed chunk to the store; on success its memory copy is dropped.
+    private func write(_ chunk: Int64, _ bytes: [UInt8], of id: Int) {
+        guard let (key, validator) = state.withLock({ state in state.fills[id].map { ($0.key, $0.info.validator) } })
+        else { return }
+        var outcome: CacheError?
+        do {
+            try store.write(chunk: chunk, of: key, bytes: bytes, validator: validator)
+        } catch {
+            outcome = error
+        }
+        var actions: [Action] = []
+        state.withLock { state in
+            guard var fill = state.fills[id] else { return }
+            let start = chunk * settings.chunkSize
+            switch outcome {
+            case nil, .busy:
+                fill.recent[start] = nil
+            case .stale:
+                state.fills[id] = fill
+                fail(id, .changed, in: &state, actions: &actions)
+                return
+            default:
+                // No room (or a disk error): stream through, keeping only the last two chunks in memory.
+                fill.cacheFull = true
+                while fill.recent.count > 2, let oldest = fill.recent.keys.min() { fill.recent[oldest] = nil }
+            }
+            state.fills[id] = fill
+            if fill.phase == .stopped, fill.interest.isEmpty || fill.recent.isEmpty { state.fills[id] = nil }
+        }
+        perform(actions)
+        if let outcome, outcome != .busy {
+            logger.debug("chunk not cached", ["asset": key, "chunk": String(chunk), "reason": "\(outcome)"])
+        }
+    }
+}
+
+/// Forwards one fill's transfer events to the coordinator. Called on the upstream transfer thread.
+private final class FillSink: FetchSink {
+    let coordinator: FillCoordinator
+    let id: Int
+
+    init(coordinator: FillCoordinator, id: Int) {
+        self.coordinator = coordinator
+        self.id = id
+    }
+
+    func start(_ start: FetchStart) -> FetchAdvice { coordinator.started(id, start) }
+    func receive(_ bytes: UnsafeRawBufferPointer) -> FetchAdvice { coordinator.received(id, bytes) }
+    func finish(_ error: UpstreamError?) { coordinator.finished(id, error) }
+}
+
+extension UpstreamError {
+    /// Failures worth resuming the body after: the connection broke or stalled, or the upstream had a hiccup.
+    var isRetryable: Bool {
+        switch self {
+        case .timeout, .connectTimeout, .transport, .protocolViolation: true
+        case .badStatus(let status): status >= 500
+        default: false
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, for Dispatch.
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

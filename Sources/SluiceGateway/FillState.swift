@@ -1,0 +1,82 @@
+import SluiceCore
+import SluiceUpstream
+
+/// Identifies one reader (one streamed response) across the fill coordinator.
+typealias ReaderID = ObjectIdentifier
+
+/// The state of one upstream fetch that fills a run of chunks of one asset: pure data, owned and mutated only
+/// under the ``FillCoordinator``'s lock.
+///
+/// Bytes arrive at `position`. The chunk being received sits in `buffer` (from `bufferStart`); completed chunks
+/// move to the store, and the last one or two stay in `recent` while they are written, or when the store had no
+/// room for them, so that readers attached to the fill never miss bytes.
+struct FillState {
+    /// Why a fill stops taking bytes.
+    enum Phase: Equatable {
+        case running
+        case paused
+        case stopped
+    }
+
+    let id: Int
+    let asset: AssetID
+    let key: String
+    let info: ContentInfo
+    let upstream: any Upstream
+    /// First byte the fill may deliver to readers (chunk aligned).
+    var start: Int64
+    /// One past the last byte this fill fetches (chunk aligned, or the object length).
+    var end: Int64
+    /// Chunk-aligned offset of `buffer`'s first byte.
+    var bufferStart: Int64
+    var buffer: [UInt8] = []
+    /// Completed chunks still held in memory, by start offset.
+    var recent: [Int64: [UInt8]] = [:]
+    /// Readers attached to this fill and the offset each needs next.
+    var interest: [ReaderID: Int64] = [:]
+    /// Wakers of readers waiting for bytes beyond `position`.
+    var waiters: [ReaderID: @Sendable () -> Void] = [:]
+    var phase: Phase = .running
+    /// Set once the store refused a chunk for lack of room: the fill then keeps pace with its slowest reader.
+    var cacheFull = false
+    /// Upstream bytes still to drop before `position` (the upstream resent bytes before the resume point).
+    var skip: Int64 = 0
+    var attempts = 0
+    var fetch: (any FetchHandle)?
+    /// Whether a follow-on fill was already started from `end` for readahead.
+    var successorStarted = false
+
+    /// Offset of the next byte expected from the upstream.
+    var position: Int64 { bufferStart + Int64(buffer.count) }
+
+    /// Lowest offset readers can still read from memory.
+    var windowStart: Int64 { recent.keys.min() ?? bufferStart }
+
+    /// Whether the fill serves offset `p`: held in memory, or still to come.
+    func covers(_ p: Int64) -> Bool { p >= windowStart && p < end }
+
+    /// Copies bytes at `p` (which must be below `position`) into `buffer`; returns the count.
+    func copy(at p: Int64, into out: UnsafeMutableRawBufferPointer) -> Int {
+        for (chunkStart, bytes) in recent where p >= chunkStart && p < chunkStart + Int64(bytes.count) {
+            return Self.copy(bytes, from: Int(p - chunkStart), into: out)
+        }
+        return Self.copy(buffer, from: Int(p - bufferStart), into: out)
+    }
+
+    private static func copy(_ bytes: [UInt8], from offset: Int, into out: UnsafeMutableRawBufferPointer) -> Int {
+        let n = min(out.count, bytes.count - offset)
+        guard n > 0 else { return 0 }
+        bytes.withUnsafeBytes { source in
+            out.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<(offset + n)]))
+        }
+        return n
+    }
+
+    /// Whether the fill should hold the upstream back: it is `readahead` ahead of its furthest reader, or,
+    /// when chunks cannot be cached, a chunk ahead of its slowest reader (the bytes only live in memory).
+    func shouldPause(readahead: Int64, chunkSize: Int64) -> Bool {
+        guard let furthest = interest.values.max(), let slowest = interest.values.min() else { return false }
+        if position >= furthest + readahead { return true }
+        return cacheFull && position >= slowest + chunkSize
+    }
+}

@@ -1,0 +1,139 @@
+import SluiceCache
+import SluiceCore
+import SluiceHTTP
+import SluiceUpstream
+
+/// Why the gateway could not start.
+public enum GatewayError: Error, CustomStringConvertible, Sendable {
+    /// An upstream could not be set up (named).
+    case upstream(name: String, reason: String)
+    /// The cache could not be opened.
+    case cache(String)
+    /// The HTTP listener could not start.
+    case listener(String)
+    /// The upstream HTTP client could not start.
+    case client(String)
+
+    /// A message for the operator.
+    public var description: String {
+        switch self {
+        case .upstream(let name, let reason): "upstreams.\(name): \(reason)"
+        case .cache(let reason): "cache.directory: \(reason)"
+        case .listener(let reason): "server.listen: \(reason)"
+        case .client(let reason): "upstream client: \(reason)"
+        }
+    }
+}
+
+/// One running gateway: HTTP front, router, upstream adapters and their shared libcurl client.
+public final class Gateway: Sendable {
+    private let config: SluiceConfig
+    private let logger: Logger
+    private let client: CurlClient
+    private let server: HTTPServer
+    private let adminServer: HTTPServer?
+    private let store: ChunkStore
+    private let metrics = GatewayMetrics()
+    private let ready = ReadinessFlag()
+
+    /// Builds every part from a validated configuration; nothing listens until ``start()``.
+    public init(config: SluiceConfig, logger: Logger) throws(GatewayError) {
+        self.config = config
+        self.logger = logger
+        do {
+            client = try CurlClient()
+        } catch {
+            throw .client(String(describing: error))
+        }
+        var upstreams: [String: any Upstream] = [:]
+        for (name, upstreamConfig) in config.upstreams {
+            do {
+                upstreams[name] = try makeUpstream(upstreamConfig, client: client)
+            } catch {
+                throw .upstream(name: name, reason: String(describing: error))
+            }
+        }
+        let cache = config.cache
+        do {
+            store = try ChunkStore(
+                options: CacheOptions(
+                    directory: cache.directory, maxSize: cache.maxSize, maxAge: cache.maxAge, chunkSize: cache.chunkSize,
+                    encryptionKey: cache.encryptionKeyBytes),
+                logger: logger)
+        } catch {
+            throw .cache(String(describing: error))
+        }
+        let coordinator = FillCoordinator(
+            store: store, settings: .init(chunkSize: cache.chunkSize, readahead: cache.readahead), metrics: metrics,
+            logger: logger)
+        let serving = CachedServing(
+            store: store, coordinator: coordinator, metrics: metrics, revalidateAfter: cache.revalidateAfter,
+            logger: logger)
+        let ready = ready
+        let streams = (
+            StreamHandler(upstreams: upstreams, serving: serving, metrics: metrics),
+            ResolveHandler(upstreamNames: Set(upstreams.keys))
+        )
+        let admin = AdminHandler(
+            store: store, coordinator: coordinator, serving: serving, metrics: metrics, upstreams: upstreams,
+            upstreamConfigs: config.upstreams, adminToken: config.server.adminToken)
+        let accessLog = AccessLog(logger: logger, metrics: metrics)
+        let settings = config.server
+        func listener(_ address: SluiceCore.ListenAddress, _ router: Router) -> HTTPServer {
+            HTTPServer(
+                options: HTTPServerOptions(
+                    host: address.host, port: address.port, threads: settings.threads,
+                    maxConnections: settings.maxConnections, maxConnectionsPerIP: settings.maxConnectionsPerIP,
+                    idleTimeout: settings.idleTimeout),
+                handler: { await router.respond(to: $0) },
+                onComplete: { accessLog.record($0) })
+        }
+        let isReady: @Sendable () -> Bool = { ready.isReady }
+        if let adminAddress = settings.adminListen {
+            server = listener(settings.listen, Router(stream: streams, admin: nil, isReady: isReady))
+            adminServer = listener(adminAddress, Router(stream: nil, admin: admin, isReady: isReady))
+        } else {
+            server = listener(settings.listen, Router(stream: streams, admin: admin, isReady: isReady))
+            adminServer = nil
+        }
+    }
+
+    /// Starts listening.
+    public func start() throws(GatewayError) {
+        do {
+            try server.start()
+            try adminServer?.start()
+        } catch {
+            throw .listener(String(describing: error))
+        }
+        store.startMaintenance()
+        ready.set(true)
+        logger.info(
+            "listening",
+            [
+                "address": SluiceCore.ListenAddress(host: config.server.listen.host, port: server.port).description,
+                "admin": adminServer.map { server in
+                    SluiceCore.ListenAddress(host: config.server.adminListen!.host, port: server.port).description
+                } ?? "same listener",
+                "upstreams": config.upstreams.keys.sorted().joined(separator: ","),
+            ])
+    }
+
+    /// The bound port of the public listener.
+    public var port: Int { server.port }
+
+    /// The bound port of the admin listener, when `server.adminListen` is set.
+    public var adminPort: Int? { adminServer?.port }
+
+    /// Stops accepting, lets in-flight responses finish up to `server.shutdownGrace`, then stops everything.
+    public func shutdown() async {
+        ready.set(false)
+        logger.info("shutting down", ["grace.s": String(config.server.shutdownGrace.components.seconds)])
+        async let publicStopped: Void = server.shutdown(grace: config.server.shutdownGrace)
+        async let adminStopped: Void? = adminServer?.shutdown(grace: config.server.shutdownGrace)
+        _ = await (publicStopped, adminStopped)
+        await client.shutdown()
+        store.close()
+        logger.info("stopped")
+    }
+}

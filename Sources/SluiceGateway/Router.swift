@@ -1,0 +1,45 @@
+import Foundation
+import SluiceCore
+import SluiceHTTP
+
+/// Sends each request to the handler for its path and stamps it with a request id. A listener serves streams,
+/// admin calls or both (`server.adminListen` moves admin calls to their own listener); `/healthz` and `/readyz`
+/// are on every listener.
+struct Router: Sendable {
+    /// Stream URLs and `POST /resolve`; nil on an admin-only listener.
+    let stream: (StreamHandler, ResolveHandler)?
+    /// `/admin/*` and `/metrics`; nil on a listener that does not serve them.
+    let admin: AdminHandler?
+    /// Whether the cache index is open and the listener is up, for `/readyz`.
+    let isReady: @Sendable () -> Bool
+
+    /// Answers one request.
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        var response: HTTPResponse
+        switch (request.path, stream, admin) {
+        case (let path, let (streams, _)?, _) where path.hasPrefix(StreamRoute.prefix):
+            response = await streams.respond(to: request)
+        case ("/resolve", let (_, resolve)?, _):
+            response = resolve.respond(to: request)
+        case (let path, _, let admin?) where path.hasPrefix("/admin/") || path == "/admin" || path == "/metrics":
+            response = await admin.respond(to: request)
+        case ("/healthz", _, _):
+            response = .json(["status": "ok"])
+        case ("/readyz", _, _):
+            response = isReady() ? .json(["status": "ready"]) : Problem.unavailable("not ready").response
+        default:
+            response = Problem.notFound("no such endpoint").response
+        }
+        response.headers.set("X-Request-Id", request.headers["X-Request-Id"].flatMap(Self.acceptableID) ?? Self.newID())
+        return response
+    }
+
+    /// A client-supplied id is echoed only when it is short and plain, so it cannot forge log lines.
+    private static func acceptableID(_ id: String) -> String? {
+        id.count <= 64 && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") } ? id : nil
+    }
+
+    private static func newID() -> String {
+        UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16).description
+    }
+}

@@ -1,0 +1,40 @@
+import SluiceCore
+import SluiceUpstream
+
+extension UpstreamError {
+    /// The problem answered to the client (contract §2 status mapping). Details never hold a secret.
+    var problem: Problem {
+        switch self {
+        case .notFound: .notFound("the upstream has no such object")
+        case .notAFile: .notFound("the path names a folder, not a file")
+        case .unauthorized(let status): .badGateway("the upstream refused the gateway's credentials (\(status))")
+        case .connectTimeout: .gatewayTimeout("connecting to the upstream timed out")
+        case .timeout: .gatewayTimeout("the upstream did not answer in time")
+        case .transport(_, let message): .badGateway("could not reach the upstream: \(message)")
+        case .badStatus(let status): .badGateway("the upstream answered \(status)")
+        case .protocolViolation(let what): .badGateway("the upstream answered incorrectly: \(what)")
+        case .changed: .unavailable("the object changed while it was being read; retry")
+        case .rangeNotSatisfiable: .badGateway("the upstream refused a range inside the object")
+        case .cancelled: .unavailable("the request was cancelled")
+        }
+    }
+}
+
+extension UpstreamError {
+    /// A short, stable name of the error case, for metrics and the admin API.
+    var kind: String {
+        switch self {
+        case .notFound: "not_found"
+        case .notAFile: "not_a_file"
+        case .unauthorized: "unauthorized"
+        case .connectTimeout: "connect_timeout"
+        case .timeout: "timeout"
+        case .transport: "transport"
+        case .badStatus: "bad_status"
+        case .protocolViolation: "protocol_violation"
+        case .changed: "changed"
+        case .rangeNotSatisfiable: "range_not_satisfiable"
+        case .cancelled: "cancelled"
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// One finished request/response, handed to the server's `onComplete` callback for the access log.
+public struct HTTPExchange: Sendable {
+    /// The request as the handler saw it (its body is empty when the request never reached the handler).
+    public var request: HTTPRequest
+    /// The status sent, or 0 when no response was sent (client left or server stopped before the handler answered).
+    public var status: Int
+    /// The response's header fields as the handler set them (before the server dropped malformed fields and
+    /// added `Date`, `Content-Length`, `Connection`); empty when no response was sent.
+    public var responseHeaders: HTTPHeaders
+    /// Body bytes handed to the network: for streamed bodies the bytes the source delivered, for in-memory and
+    /// file bodies their length when the exchange completed, 0 for HEAD.
+    public var bytesSent: Int64
+    /// `true` when libmicrohttpd reports the response fully sent; `false` when the client left, the body source
+    /// failed, a timeout hit or the server shut down.
+    public var completed: Bool
+    /// When the request line arrived.
+    public var startedAt: ContinuousClock.Instant
+    /// When the exchange ended.
+    public var finishedAt: ContinuousClock.Instant
+
+    /// Creates an exchange record.
+    public init(
+        request: HTTPRequest, status: Int, responseHeaders: HTTPHeaders = [:], bytesSent: Int64, completed: Bool,
+        startedAt: ContinuousClock.Instant,
+        finishedAt: ContinuousClock.Instant
+    ) {
+        self.request = request
+        self.status = status
+        self.responseHeaders = responseHeaders
+        self.bytesSent = bytesSent
+        self.completed = completed
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+    }
+}

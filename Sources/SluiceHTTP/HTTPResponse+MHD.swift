@@ -1,0 +1,73 @@
+import CMicroHTTPD
+
+extension HTTPResponse {
+    /// Streamed bodies are pulled in blocks of this size.
+    private static let streamBlockSize = 64 * 1024
+
+    /// Builds the libmicrohttpd response on the connection's MHD worker thread. Returns `nil` (after discarding
+    /// the body) when libmicrohttpd refuses it, e.g. a negative length or file offset.
+    func prepare(gate: ConnectionGate, closeConnection: Bool) -> PreparedResponse? {
+        guard let prepared = makeBody(gate: gate) else {
+            discard()
+            return nil
+        }
+        for (name, value) in headers where Self.isForwardable(name: name, value: value) {
+            // MHD_add_response_header refuses malformed fields itself; such a field is dropped.
+            _ = MHD_add_response_header(prepared.pointer, name, value)
+        }
+        if closeConnection {
+            _ = MHD_add_response_header(prepared.pointer, "Connection", "close")
+        }
+        return prepared
+    }
+
+    private func makeBody(gate: ConnectionGate) -> PreparedResponse? {
+        switch body {
+        case .empty:
+            return MHD_create_response_from_buffer(0, nil, .RESPMEM_PERSISTENT).map {
+                PreparedResponse(pointer: $0, stream: nil, length: 0)
+            }
+        case .bytes(let bytes):
+            let pointer = bytes.withUnsafeBytes { buffer in
+                MHD_create_response_from_buffer(
+                    buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
+            }
+            return pointer.map { PreparedResponse(pointer: $0, stream: nil, length: Int64(bytes.count)) }
+        case .file(let descriptor, let offset, let length):
+            guard offset >= 0, length >= 0 else { return nil }
+            // Sent with sendfile; libmicrohttpd closes the descriptor when the response is destroyed.
+            return MHD_create_response_from_fd_at_offset64(UInt64(length), descriptor, UInt64(offset)).map {
+                PreparedResponse(pointer: $0, stream: nil, length: length)
+            }
+        case .stream(let length, let source):
+            guard length >= 0 else { return nil }
+            let stream = StreamBody(source: source, length: length, gate: gate)
+            let context = Unmanaged.passRetained(stream)
+            guard
+                let pointer = MHD_create_response_from_callback(
+                    UInt64(length), Self.streamBlockSize, mhdStreamReader, context.toOpaque(), mhdStreamRelease)
+            else {
+                context.release()
+                return nil
+            }
+            return PreparedResponse(pointer: pointer, stream: stream, length: length)
+        case .head(let length):
+            guard length >= 0 else { return nil }
+            // libmicrohttpd never reads the body of a HEAD answer but sends its Content-Length; a GET answered
+            // with this body fails the reader and closes the connection.
+            return MHD_create_response_from_callback(UInt64(length), 1, mhdNoBodyReader, nil, nil).map {
+                PreparedResponse(pointer: $0, stream: nil, length: 0)
+            }
+        }
+    }
+
+    /// Framing headers belong to libmicrohttpd (it refuses an application `Content-Length`), and a field holding
+    /// CR, LF or NUL would let a value inject header lines.
+    private static func isForwardable(name: String, value: String) -> Bool {
+        let framing = ["content-length", "transfer-encoding"]
+        if framing.contains(name.lowercased()) { return false }
+        let forbidden: Set<Unicode.Scalar> = ["\r", "\n", "\0"]
+        return !name.isEmpty && !name.unicodeScalars.contains(where: forbidden.contains)
+            && !value.unicodeScalars.contains(where: forbidden.contains)
+    }
+}

@@ -1,0 +1,39 @@
+/// Listen address and limits of an ``HTTPServer``.
+public struct HTTPServerOptions: Sendable, Equatable {
+    /// Numeric IPv4 or IPv6 address to listen on (`0.0.0.0`, `::`, `127.0.0.1`, `[::1]`, or `localhost`).
+    /// An IPv6 address listens dual-stack where the address allows it.
+    public var host: String
+    /// TCP port; 0 asks the kernel for a free port (read it back from ``HTTPServer/port``).
+    public var port: Int
+    /// Worker threads of libmicrohttpd's epoll thread pool; 0 means one per CPU core.
+    public var threads: Int
+    /// Maximum number of open client connections (suspended ones included).
+    public var maxConnections: Int
+    /// Maximum number of open connections from one client IP; 0 means no per-IP limit.
+    public var maxConnectionsPerIP: Int
+    /// A connection with no network activity for this long is closed (whole seconds, at least 1).
+    /// Suspended connections (waiting for the handler or for body bytes) do not time out: see
+    /// ``disconnectCheckInterval``.
+    public var idleTimeout: Duration
+    /// Largest accepted request body; larger bodies are answered with 413.
+    public var maxRequestBodyBytes: Int
+    /// How often suspended connections are checked for a client that went away (the body source is then
+    /// closed with `completed: false` and the handler's task cancelled).
+    public var disconnectCheckInterval: Duration
+
+    /// Creates options; every parameter has a production default.
+    public init(
+        host: String = "0.0.0.0", port: Int = 8080, threads: Int = 0, maxConnections: Int = 4096,
+        maxConnectionsPerIP: Int = 0, idleTimeout: Duration = .seconds(60), maxRequestBodyBytes: Int = 1 << 20,
+        disconnectCheckInterval: Duration = .seconds(1)
+    ) {
+        self.host = host
+        self.port = port
+        self.threads = threads
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerIP = maxConnectionsPerIP
+        self.idleTimeout = idleTimeout
+        self.maxRequestBodyBytes = maxRequestBodyBytes
+        self.disconnectCheckInterval = disconnectCheckInterval
+    }
+}

@@ -1,0 +1,16 @@
+import Glibc
+
+/// Checks on a client socket owned by libmicrohttpd, made only while the connection is suspended.
+enum PeerSocket {
+    /// `true` when the client closed the connection (EOF) or it failed. Peeks one byte without blocking, as
+    /// nginx does for a client that went away during a response (`ngx_http_test_reading`); a pipelined next
+    /// request is left in the socket for libmicrohttpd.
+    static func isClosed(_ socket: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let received = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if received > 0 { return false }
+        if received == 0 { return true }
+        let error = errno
+        return error != EAGAIN && error != EWOULDBLOCK && error != EINTR
+    }
+}

@@ -1,0 +1,237 @@
+import CMicroHTTPD
+import Synchronization
+
+/// One request on a libmicrohttpd connection, from request line to completion. Created by the URI-log callback
+/// and retained for libmicrohttpd (`Unmanaged`), released by the completion callback.
+///
+/// The access handler is called after the headers, once per upload chunk and when the request is complete;
+/// then the handler runs as a `Task` while the connection is suspended, and its response is queued when the
+/// resumed connection calls the access handler again (a response queued before the request is fully read would
+/// close the connection; microhttpd.h, `MHD_AccessHandlerCallback`).
+///
+/// Threads: ``access(connection:method:upload:uploadSize:)`` and ``complete(terminatedOK:)`` run on the
+/// connection's MHD worker thread; ``deliver(_:)`` on the handler's task; ``abort()`` and
+/// ``abortIfClientGone()`` on the shutdown or sweeper task.
+final class RequestContext: Sendable {
+    private enum Phase {
+        case headers
+        case receiving
+        case handling
+        case ready(HTTPResponse)
+        case sending
+        case finished
+    }
+
+    private struct State {
+        var phase = Phase.headers
+        var request: HTTPRequest
+        var bodyTooLarge = false
+        var handlerTask: Task<Void, Never>?
+        var status = 0
+        var responseHeaders = HTTPHeaders()
+        var onComplete: (@Sendable (Bool) -> Void)?
+        var stream: StreamBody?
+        var fixedLength: Int64 = 0
+    }
+
+    private let core: ServerCore
+    private let gate: ConnectionGate
+    private let socket: Int32
+    private let startedAt = ContinuousClock.now
+    private let state: Mutex<State>
+
+    /// A request whose request target (path and query, as sent) is `target`. When the server is aborting the
+    /// request starts closed and is refused.
+    init(core: ServerCore, connection: MHDConnectionHandle, target: String, remoteAddress: String, socket: Int32) {
+        self.core = core
+        self.gate = ConnectionGate(connection: connection)
+        self.socket = socket
+        let path: Substring
+        let query: Substring
+        if let mark = target.firstIndex(of: "?") {
+            path = target[..<mark]
+            query = target[target.index(after: mark)...]
+        } else {
+            path = target[...]
+            query = ""
+        }
+        let request = HTTPRequest(method: "", path: String(path), query: String(query), remoteAddress: remoteAddress)
+        self.state = Mutex(State(request: request))
+        if !core.register(self) {
+            gate.close()
+        }
+    }
+
+    /// The access-handler step for this request.
+    func access(
+        connection: OpaquePointer, method: String, upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
+    ) -> MHD_Result {
+        if gate.isClosed { return .NO }
+        switch state.withLock({ $0.phase }) {
+        case .headers:
+            let headers = RequestHeaders.collect(from: connection)
+            state.withLock { state in
+                state.request.method = method
+                state.request.headers = headers
+                state.phase = .receiving
+            }
+            if let declared = headers["Content-Length"].flatMap(Int.init), declared > core.options.maxRequestBodyBytes {
+                // Answered before the body is read: libmicrohttpd then discards the body and closes the connection.
+                return send(Self.payloadTooLarge, on: connection)
+            }
+            return .YES
+        case .receiving:
+            if uploadSize.pointee > 0 {
+                receive(upload, count: uploadSize.pointee)
+                uploadSize.pointee = 0
+                return .YES
+            }
+            if state.withLock({ $0.bodyTooLarge }) {
+                return send(Self.payloadTooLarge, on: connection)
+            }
+            startHandler()
+            return waitForHandler(on: connection)
+        case .handling:
+            return waitForHandler(on: connection)
+        case .ready(let response):
+            return send(response, on: connection)
+        case .sending, .finished:
+            return .YES
+        }
+    }
+
+    /// Stores the handler's response and wakes the connection; a response that arrives after the request ended
+    /// is discarded (its file closed, its source closed).
+    func deliver(_ response: HTTPResponse) {
+        let accepted = state.withLock { state in
+            guard case .handling = state.phase else { return false }
+            state.phase = .ready(response)
+            state.handlerTask = nil
+            return true
+        }
+        if accepted {
+            gate.wake()
+        } else {
+            response.discard()
+        }
+    }
+
+    /// libmicrohttpd finished the request (`MHD_OPTION_NOTIFY_COMPLETED`): closes the body source once, reports
+    /// the exchange and forgets the request.
+    func complete(terminatedOK: Bool) {
+        gate.finish()
+        let finishedAt = ContinuousClock.now
+        let (phase, snapshot) = state.withLock { state in
+            let phase = state.phase
+            let snapshot = state
+            state.phase = .finished
+            state.handlerTask = nil
+            state.stream = nil
+            return (phase, snapshot)
+        }
+        snapshot.handlerTask?.cancel()
+        if case .ready(let response) = phase {
+            response.discard()
+        }
+        snapshot.stream?.finish(completed: terminatedOK)
+        snapshot.onComplete?(terminatedOK)
+        let bytesSent: Int64
+        if let stream = snapshot.stream {
+            bytesSent = stream.bytesSent
+        } else {
+            bytesSent = terminatedOK && snapshot.request.method != "HEAD" ? snapshot.fixedLength : 0
+        }
+        core.unregister(self)
+        core.onComplete(
+            HTTPExchange(
+                request: snapshot.request, status: snapshot.status, responseHeaders: snapshot.responseHeaders,
+                bytesSent: bytesSent, completed: terminatedOK,
+                startedAt: startedAt, finishedAt: finishedAt))
+    }
+
+    /// Aborts the request (shutdown): a suspended connection is resumed and closed, the handler's task cancelled.
+    func abort() {
+        gate.close()
+        state.withLock { $0.handlerTask }?.cancel()
+    }
+
+    /// Aborts the request if its connection is suspended and the client went away.
+    func abortIfClientGone() {
+        if gate.closeIfPeerGone(socket: socket) {
+            state.withLock { $0.handlerTask }?.cancel()
+        }
+    }
+
+    private static let payloadTooLarge = HTTPResponse(status: 413, headers: ["Connection": "close"])
+
+    private func receive(_ upload: UnsafePointer<CChar>?, count: Int) {
+        let limit = core.options.maxRequestBodyBytes
+        state.withLock { state in
+            guard !state.bodyTooLarge, let upload else { return }
+            if state.request.body.count + count > limit {
+                state.bodyTooLarge = true
+                state.request.body = []
+                return
+            }
+            state.request.body.append(
+                contentsOf: UnsafeRawBufferPointer(start: UnsafeRawPointer(upload), count: count))
+        }
+    }
+
+    private func startHandler() {
+        let request = state.withLock { state in
+            state.phase = .handling
+            return state.request
+        }
+        let core = self.core
+        let task = Task { [self] in
+            deliver(await core.handler(request))
+        }
+        state.withLock { state in
+            if case .handling = state.phase {
+                state.handlerTask = task
+            }
+        }
+    }
+
+    private func waitForHandler(on connection: OpaquePointer) -> MHD_Result {
+        while true {
+            switch gate.suspend() {
+            case .suspendConnection, .alreadySuspended:
+                return .YES
+            case .closed:
+                return .NO
+            case .retryNow:
+                if case .ready(let response) = state.withLock({ $0.phase }) {
+                    return send(response, on: connection)
+                }
+            }
+        }
+    }
+
+    private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        state.withLock { $0.phase = .sending }
+        let status = (200...599).contains(response.status) ? response.status : 500
+        guard let prepared = response.prepare(gate: gate, closeConnection: core.isDraining) else {
+            return .NO
+        }
+        state.withLock { state in
+            state.status = status
+            state.responseHeaders = response.headers
+            state.onComplete = response.onComplete
+            state.stream = prepared.stream
+            state.fixedLength = prepared.length
+        }
+        let queued = MHD_queue_response(connection, UInt32(status), prepared.pointer)
+        MHD_destroy_response(prepared.pointer)
+        if queued != .YES {
+            state.withLock { state in
+                state.status = 0
+                state.responseHeaders = HTTPHeaders()
+                state.onComplete = nil
+            }
+            response.onComplete?(false)
+        }
+        return queued
+    }
+}

@@ -1,0 +1,78 @@
+import Synchronization
+
+/// State shared by every connection of one running daemon: the application callbacks, the registry of requests
+/// in progress (for the disconnect sweeper and for shutdown) and the drain/abort flags.
+///
+/// Threads: ``register(_:)`` and ``unregister(_:)`` run on MHD worker threads; ``sweep()`` on the sweeper task;
+/// ``beginDraining()`` and ``abortAll()`` on the shutdown task.
+final class ServerCore: Sendable {
+    private struct Registry {
+        var contexts: [ObjectIdentifier: RequestContext] = [:]
+        var draining = false
+        var aborting = false
+    }
+
+    /// The server's options.
+    let options: HTTPServerOptions
+    /// The application handler.
+    let handler: @Sendable (HTTPRequest) async -> HTTPResponse
+    /// The access-log callback.
+    let onComplete: @Sendable (HTTPExchange) -> Void
+    private let registry = Mutex(Registry())
+
+    /// A core for one daemon.
+    init(
+        options: HTTPServerOptions, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
+        onComplete: @escaping @Sendable (HTTPExchange) -> Void
+    ) {
+        self.options = options
+        self.handler = handler
+        self.onComplete = onComplete
+    }
+
+    /// Records a new request; `false` when the server is aborting and the request must be refused.
+    func register(_ context: RequestContext) -> Bool {
+        registry.withLock { registry in
+            guard !registry.aborting else { return false }
+            registry.contexts[ObjectIdentifier(context)] = context
+            return true
+        }
+    }
+
+    /// Forgets a finished request.
+    func unregister(_ context: RequestContext) {
+        _ = registry.withLock { $0.contexts.removeValue(forKey: ObjectIdentifier(context)) }
+    }
+
+    /// Requests in progress (from request line to completion).
+    var activeRequests: Int { registry.withLock { $0.contexts.count } }
+
+    /// `true` once shutdown began: responses then carry `Connection: close`.
+    var isDraining: Bool { registry.withLock { $0.draining } }
+
+    /// Starts a graceful stop: later responses close their connection.
+    func beginDraining() {
+        registry.withLock { $0.draining = true }
+    }
+
+    /// Aborts every request in progress and refuses new ones; suspended connections are resumed so that
+    /// libmicrohttpd can close them before `MHD_stop_daemon`.
+    func abortAll() {
+        let contexts = registry.withLock { registry in
+            registry.aborting = true
+            registry.draining = true
+            return Array(registry.contexts.values)
+        }
+        for context in contexts {
+            context.abort()
+        }
+    }
+
+    /// Aborts suspended requests whose client went away (libmicrohttpd does not watch suspended sockets).
+    func sweep() {
+        let contexts = registry.withLock { Array($0.contexts.values) }
+        for context in contexts {
+            context.abortIfClientGone()
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import SluiceCore
+
+/// One HTTP request as libcurl should send it. A plain value: built on any thread, applied to an easy handle on the
+/// curl thread. Header lines marked as credentials (with `auth`) are only sent to the request's own origin.
+struct CurlRequest: Sendable {
+    /// How libcurl authenticates the request.
+    enum Auth: Sendable, Equatable {
+        case none
+        /// Pre-emptive `Authorization: Basic` (CURLAUTH_BASIC with CURLOPT_USERNAME/PASSWORD).
+        case basic(username: String, password: Secret)
+        /// libcurl answers the server's Digest challenge (CURLAUTH_DIGEST).
+        case digest(username: String, password: Secret)
+    }
+
+    /// `GET`, `HEAD`, `PROPFIND`…
+    var method: String
+    /// Absolute URL.
+    var url: String
+    /// `Name: value` lines sent to every hop of a redirect chain (Range, Depth, Content-Type).
+    var headers: [String] = []
+    /// `Name: value` lines that carry credentials (Bearer, configured static headers): only sent to the first origin.
+    var credentialHeaders: [Secret] = []
+    /// User and password, only sent to the first origin.
+    var auth: Auth = .none
+    /// Request body (PROPFIND XML).
+    var body: [UInt8]?
+    /// Timeouts of the upstream.
+    var timeouts: UpstreamTimeouts
+    /// Most redirects followed before the 3xx is reported as the answer.
+    var maxRedirects: Int = 5
+}

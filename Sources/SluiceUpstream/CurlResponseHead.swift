@@ -1,0 +1,18 @@
+/// Status and header fields of the final response of a transfer (after redirects, `100 Continue` and
+/// authentication challenges), copied out of libcurl's header store.
+struct CurlResponseHead: Sendable, Equatable {
+    /// HTTP status code.
+    var status: Int
+    /// Header fields in arrival order, names lowercased.
+    var fields: [(name: String, value: String)]
+
+    /// The first value of the header field `name` (case-insensitive).
+    func value(_ name: String) -> String? {
+        let lowered = name.lowercased()
+        return fields.first { $0.name == lowered }?.value
+    }
+
+    static func == (lhs: CurlResponseHead, rhs: CurlResponseHead) -> Bool {
+        lhs.status == rhs.status && lhs.fields.elementsEqual(rhs.fields) { $0 == $1 }
+    }
+}

@@ -1,0 +1,102 @@
+import SluiceCore
+
+/// An HTTP server reached through ``CurlClient`` with the upstream's credentials: builds requests for asset paths,
+/// streams ranged GETs into sinks and reads content info from HEAD. Shared by the `webdav` and `http` adapters.
+struct HTTPOrigin: Sendable {
+    private let client: CurlClient
+    private let baseURL: String
+    private let auth: CurlRequest.Auth
+    private let credentialHeaders: [Secret]
+    private let timeouts: UpstreamTimeouts
+
+    init(_ config: UpstreamConfig, client: CurlClient) throws(UpstreamSetupError) {
+        guard let base = config.baseURL, let origin = CurlURL.origin(base), ["http", "https"].contains(origin.scheme)
+        else { throw .badBaseURL(upstream: config.name) }
+        self.client = client
+        self.baseURL = base.hasSuffix("/") ? base : base + "/"
+        self.timeouts = config.timeouts
+        var lines: [Secret] = []
+        for (name, value) in config.headers.sorted(by: { $0.key < $1.key }) {
+            let breaks = { (text: String) in text.unicodeScalars.contains { $0 == "\r" || $0 == "\n" } }
+            guard !name.isEmpty, !name.contains(":"), !breaks(name), !breaks(value.value) else {
+                throw .badHeader(upstream: config.name, name: name)
+            }
+            lines.append(Secret("\(name): \(value.value)"))
+        }
+        switch config.auth {
+        case .none: auth = .none
+        case .basic(let username, let password): auth = .basic(username: username, password: password)
+        case .digest(let username, let password): auth = .digest(username: username, password: password)
+        case .bearer(let token):
+            auth = .none
+            lines.append(Secret("Authorization: Bearer \(token.value)"))
+        }
+        self.credentialHeaders = lines
+    }
+
+    /// The object's URL: the base followed by the already percent-encoded path.
+    func url(for path: AssetPath) -> String {
+        baseURL + path.percentEncoded
+    }
+
+    /// A request for `path` carrying this upstream's credentials.
+    func request(_ method: String, _ path: AssetPath, headers: [String] = [], body: [UInt8]? = nil) -> CurlRequest {
+        CurlRequest(
+            method: method, url: url(for: path), headers: headers, credentialHeaders: credentialHeaders, auth: auth,
+            body: body, timeouts: timeouts
+        )
+    }
+
+    /// Sends `request` and buffers the answer (see ``CurlClient/perform(_:bodyLimit:)``).
+    func perform(_ request: CurlRequest, bodyLimit: Int) async throws(UpstreamError) -> CurlResponse {
+        try await client.perform(request, bodyLimit: bodyLimit)
+    }
+
+    /// GET with `Range: bytes=a-b` (and `If-Range`), validated and streamed into `sink` as bytes arrive.
+    func fetch(_ path: AssetPath, range: ByteRange?, ifRange: String?, into sink: any FetchSink) -> FetchHandle {
+        var headers: [String] = []
+        var condition: IfRangeCondition?
+        if let range {
+            headers.append("Range: bytes=\(range.first)-\(range.last)")
+            condition = ifRange.flatMap(IfRangeCondition.init)
+            if let condition { headers.append("If-Range: \(condition.headerValue)") }
+        }
+        let delegate = FetchTransferDelegate(sink: sink, validation: FetchValidation(requested: range, ifRange: condition))
+        let transfer = CurlTransfer(request: request("GET", path, headers: headers), delegate: delegate)
+        client.start(transfer)
+        return CurlFetchHandle(inbox: client.inbox, transfer: transfer)
+    }
+
+    /// Content info from `HEAD`; when HEAD is refused (405/501) or carries no length, from `GET` with
+    /// `Range: bytes=0-0` (the total of `Content-Range`, or `Content-Length` of a 200, whose body is not read).
+    func headContentInfo(for path: AssetPath) async throws(UpstreamError) -> ContentInfo {
+        let head = try await perform(request("HEAD", path), bodyLimit: 0).head
+        switch head.status {
+        case 200..<300:
+            if let length = head.contentLength { return ContentInfo(length: length, head: head) }
+        case 405, 501:
+            break
+        default:
+            throw UpstreamError(status: head.status)
+        }
+        return try await probeContentInfo(for: path)
+    }
+
+    private func probeContentInfo(for path: AssetPath) async throws(UpstreamError) -> ContentInfo {
+        let head = try await perform(request("GET", path, headers: ["Range: bytes=0-0"]), bodyLimit: 0).head
+        let contentRange = head.value("content-range").flatMap(ContentRange.parse)
+        switch (head.status, contentRange) {
+        case (206, .partial(_, let total?)?):
+            return ContentInfo(length: total, head: head)
+        case (200, _):
+            guard let length = head.contentLength else { throw .protocolViolation("200 without Content-Length") }
+            return ContentInfo(length: length, head: head)
+        case (416, .unsatisfied(let total)?):
+            return ContentInfo(length: total, head: head)
+        case (206, _):
+            throw .protocolViolation("206 without a usable Content-Range")
+        default:
+            throw UpstreamError(status: head.status)
+        }
+    }
+}

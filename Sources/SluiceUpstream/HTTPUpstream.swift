@@ -1,0 +1,20 @@
+import SluiceCore
+
+/// A plain HTTP(S) origin (`kind: http`): content info from HEAD, bytes from ranged GET.
+struct HTTPUpstream: Upstream {
+    let name: String
+    private let origin: HTTPOrigin
+
+    init(_ config: UpstreamConfig, client: CurlClient) throws(UpstreamSetupError) {
+        name = config.name
+        origin = try HTTPOrigin(config, client: client)
+    }
+
+    func contentInfo(for path: AssetPath) async throws(UpstreamError) -> ContentInfo {
+        try await origin.headContentInfo(for: path)
+    }
+
+    func fetch(_ path: AssetPath, range: ByteRange?, ifRange: String?, into sink: any FetchSink) -> FetchHandle {
+        origin.fetch(path, range: range, ifRange: ifRange, into: sink)
+    }
+}

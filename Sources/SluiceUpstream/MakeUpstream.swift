@@ -1,0 +1,12 @@
+import SluiceCore
+
+/// Builds the adapter for `config`. `webdav` and `http` send their requests through `client`; `directory` reads
+/// the local disk. Throws ``UpstreamSetupError`` for a kind without an adapter or an unusable configuration.
+public func makeUpstream(_ config: UpstreamConfig, client: CurlClient) throws(UpstreamSetupError) -> any Upstream {
+    switch config.kind {
+    case .webdav: try WebDAVUpstream(config, client: client)
+    case .http: try HTTPUpstream(config, client: client)
+    case .directory: try DirectoryUpstream(config)
+    default: throw .unsupportedKind(config.kind)
+    }
+}

@@ -1,0 +1,12 @@
+extension UpstreamError {
+    /// The error for an HTTP status that is not the expected success: 401/403 refused credentials, 404/410 missing,
+    /// 412 a failed precondition (the object changed), anything else unexpected.
+    init(status: Int) {
+        switch status {
+        case 401, 403: self = .unauthorized(status: status)
+        case 404, 410: self = .notFound
+        case 412: self = .changed
+        default: self = .badStatus(status)
+        }
+    }
+}

@@ -1,0 +1,13 @@
+import SluiceCore
+
+/// Why ``makeUpstream(_:client:)`` could not build an upstream from its configuration. Never holds a secret.
+public enum UpstreamSetupError: Error, Equatable, Sendable {
+    /// The kind has no adapter yet.
+    case unsupportedKind(UpstreamKind)
+    /// A `webdav` or `http` upstream without a usable `baseURL` (absent, not http(s), or unparsable).
+    case badBaseURL(upstream: String)
+    /// A `directory` upstream whose `root` is absent or not an existing directory.
+    case badRoot(upstream: String)
+    /// A static header whose name or value holds a line break or is empty (named by its header name only).
+    case badHeader(upstream: String, name: String)
+}

@@ -1,0 +1,12 @@
+/// `sluice check-config FILE`: validates without starting anything.
+enum CheckConfig {
+    static func run(_ arguments: [String]) -> Int32 {
+        guard arguments.count == 1, let path = arguments.first else {
+            printError("usage: sluice check-config FILE")
+            return 64
+        }
+        guard let config = ConfigArgument.load(path) else { return 78 }
+        print("\(path): OK (\(config.upstreams.count) upstreams: \(config.upstreams.keys.sorted().joined(separator: ", ")))")
+        return 0
+    }
+}

@@ -1,0 +1,29 @@
+import Foundation
+import SluiceCore
+import SluiceGateway
+
+extension CommandLine {
+    /// Runs the command named by `arguments` and returns the process exit status.
+    static func run(_ arguments: [String]) async -> Int32 {
+        guard let command = arguments.first else {
+            print(Usage.text)
+            return 64
+        }
+        let rest = Array(arguments.dropFirst())
+        switch command {
+        case "serve": return await Serve.run(rest)
+        case "check-config": return CheckConfig.run(rest)
+        case "version", "--version": print("sluice \(SluiceVersion.current)")
+        case "help", "--help", "-h": print(Usage.text)
+        default:
+            printError("sluice: unknown command \"\(command)\"\n\n\(Usage.text)")
+            return 64
+        }
+        return 0
+    }
+}
+
+/// Writes a line to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

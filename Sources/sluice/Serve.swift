@@ -1,0 +1,68 @@
+import Dispatch
+import Foundation
+import SluiceCore
+import SluiceGateway
+import Synchronization
+
+/// `sluice serve`: runs the gateway until SIGTERM or SIGINT, then shuts down gracefully.
+enum Serve {
+    static func run(_ arguments: [String]) async -> Int32 {
+        guard let path = ConfigArgument.path(in: arguments), let config = ConfigArgument.load(path) else { return 78 }
+        let logger = Logger(format: config.logging.format, level: config.logging.level)
+        // Writes to a client that went away must fail with EPIPE, not kill the process.
+        signal(SIGPIPE, SIG_IGN)
+        let gateway: Gateway
+        do {
+            gateway = try Gateway(config: config, logger: logger)
+            try gateway.start()
+        } catch {
+            logger.error("cannot start", ["reason": error.description])
+            return 70
+        }
+        let stopSignal = await TerminationSignal.wait()
+        logger.info("signal received", ["signal": stopSignal])
+        await gateway.shutdown()
+        return 0
+    }
+}
+
+/// Waits for SIGTERM or SIGINT.
+enum TerminationSignal {
+    private static let queue = DispatchQueue(label: "sluice.signals")
+
+    /// Returns the name of the first termination signal received.
+    static func wait() async -> String {
+        await withCheckedContinuation { continuation in
+            let delivered = Once()
+            var sources: [DispatchSourceSignal] = []
+            for (number, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler {
+                    if delivered.claim() { continuation.resume(returning: name) }
+                }
+                source.resume()
+                sources.append(source)
+            }
+            retained.withLock { $0 = SignalSources(sources: sources) }
+        }
+    }
+
+    private static let retained = Mutex<SignalSources?>(nil)
+}
+
+/// Keeps the signal sources alive for the life of the process. Dispatch sources are thread-safe but not marked
+/// `Sendable`; they are only stored here, never touched again.
+private struct SignalSources: @unchecked Sendable {
+    let sources: [DispatchSourceSignal]
+}
+
+/// A flag that can be claimed once, from any thread.
+final class Once: Sendable {
+    private let claimed = Atomic<Bool>(false)
+
+    /// True for the first caller only.
+    func claim() -> Bool {
+        claimed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+    }
+}

@@ -1,0 +1,483 @@
+#!/usr/bin/env python3
+"""A scriptable HTTP/1.1 origin for Sluice's fault tests and benchmarks (Python 3 stdlib only).
+
+    fault_origin.py --root DIR [--host 127.0.0.1] [--port 0] [--port-file FILE]
+                    [--user U --pass P] [--slow-rate BYTES_PER_S] [--stall-max SECONDS]
+
+Serves the files under DIR (GET, HEAD) with a strong ETag, Last-Modified, single-range support
+(206 + Content-Range, 416 with `bytes */N`), If-Range, If-Match, If-None-Match and
+If-Modified-Since. The first path segment may select a fault, so one origin serves every scenario:
+
+    /<path>                        normal
+    /status/NNN/<path>             answers NNN (401 carries WWW-Authenticate: Basic realm="x")
+    /delay/MS/<path>               waits MS milliseconds, then answers normally
+    /stall/<path>                  reads the request and never answers (until the client goes)
+    /stall-body/<path>             sends the headers and half the body, then stalls
+    /ignore-range/<path>           always 200 with the full body, no Accept-Ranges
+    /short/<path>                  promises Content-Length, sends half the body, closes
+    /slow/<path>                   sends the body at --slow-rate bytes/s (default 256 KiB/s)
+    /redirect/PORT/<path>          302 to http://127.0.0.1:PORT/<path> (query kept)
+    /wrong-range/<path>            206 whose Content-Range does not match the requested range
+    /echo-headers[/...]            the request headers as a JSON object (name as sent -> value)
+
+Control (never counted, never behind auth):
+
+    GET  /_stats    {"requests": N, "bytes": M, "byPath": {path: {"requests", "bytes"}},
+                     "byStatus": {"206": n, ...}, "recent": [{"method", "path", "range", "status",
+                     "bytes"}, ... last 1000]}   (bytes = response body bytes written to sockets)
+    POST /_reset    zeroes everything above, answers 204
+
+With --user and --pass every other path needs `Authorization: Basic` (else 401). Once listening,
+the bound port is written atomically to --port-file (so a test can wait for the file rather than
+race the bind) and printed on stdout. SIGTERM or SIGINT stops the server and releases stalls.
+Several ranges in one Range header are answered with a 200 and the full body (RFC 9110 §14.2
+lets a server ignore Range).
+"""
+
+import argparse
+import base64
+import email.utils
+import http.server
+import json
+import mimetypes
+import os
+import select
+import signal
+import socket
+import sys
+import threading
+import time
+import urllib.parse
+
+STOPPING = threading.Event()
+CHUNK = 64 * 1024
+
+
+class Stats:
+    """Request and body-byte counters, shared by all handler threads."""
+
+    RECENT_MAX = 1000
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.reset()
+
+    def reset(self):
+        with self.lock:
+            self.requests = 0
+            self.bytes = 0
+            self.by_path = {}
+            self.by_status = {}
+            self.recent = []
+
+    def begin(self, method, path, range_header):
+        """Counts a request; returns its record, to which `add_bytes` and `set_status` write."""
+        record = {"method": method, "path": path, "range": range_header, "status": None, "bytes": 0}
+        with self.lock:
+            self.requests += 1
+            entry = self.by_path.setdefault(path, {"requests": 0, "bytes": 0})
+            entry["requests"] += 1
+            self.recent.append(record)
+            del self.recent[: -self.RECENT_MAX]
+        return record
+
+    def set_status(self, record, status):
+        with self.lock:
+            record["status"] = status
+            key = str(status)
+            self.by_status[key] = self.by_status.get(key, 0) + 1
+
+    def add_bytes(self, record, count):
+        with self.lock:
+            self.bytes += count
+            record["bytes"] += count
+            self.by_path[record["path"]]["bytes"] += count
+
+    def snapshot(self):
+        with self.lock:
+            return {
+                "requests": self.requests,
+                "bytes": self.bytes,
+                "byPath": {k: dict(v) for k, v in self.by_path.items()},
+                "byStatus": dict(self.by_status),
+                "recent": [dict(r) for r in self.recent],
+            }
+
+
+class ClientGone(Exception):
+    """The client closed the connection while we were writing."""
+
+
+def parse_single_range(header, size):
+    """Returns None (serve the whole body), "unsatisfiable", or (first, last) inclusive.
+
+    RFC 9110 §14.1.2: bytes=a-b, bytes=a-, bytes=-n. A malformed header or several ranges are
+    ignored (whole body); a range starting past the end, or a zero suffix, is unsatisfiable.
+    """
+    if header is None:
+        return None
+    unit, _, spec = header.strip().partition("=")
+    if unit.strip().lower() != "bytes" or not spec or "," in spec:
+        return None
+    first_s, dash, last_s = spec.strip().partition("-")
+    if not dash:
+        return None
+    first_s, last_s = first_s.strip(), last_s.strip()
+    if not all(part.isdigit() for part in (first_s, last_s) if part):
+        return None
+    if first_s == "":
+        if last_s == "":
+            return None
+        suffix = int(last_s)
+        if suffix == 0 or size == 0:
+            return "unsatisfiable"
+        return (max(0, size - suffix), size - 1)
+    first = int(first_s)
+    last = int(last_s) if last_s else size - 1
+    if last < first:
+        return None
+    if first >= size:
+        return "unsatisfiable"
+    return (first, min(last, size - 1))
+
+
+def etag_matches(header, etag):
+    """Strong comparison against a list of entity tags (RFC 9110 §8.8.3.2); `*` matches."""
+    tags = [t.strip() for t in header.split(",")]
+    return "*" in tags or etag in tags
+
+
+def http_date_not_after(header, mtime):
+    """True when `header` is an HTTP-date no earlier than the file's mtime (whole seconds)."""
+    try:
+        when = email.utils.parsedate_to_datetime(header).timestamp()
+    except (TypeError, ValueError, IndexError):
+        return False
+    return int(mtime) <= when
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fault-origin/1"
+
+    # Set by main().
+    root = "."
+    stats = Stats()
+    credentials = None
+    slow_rate = 256 * 1024
+    stall_max = 300.0
+
+    def log_message(self, format, *args):
+        if os.environ.get("FAULT_ORIGIN_VERBOSE"):
+            sys.stderr.write("fault-origin: %s\n" % (format % args))
+
+    # -- dispatch ---------------------------------------------------------------------------
+
+    def do_GET(self):
+        self.dispatch(send_body=True)
+
+    def do_HEAD(self):
+        self.dispatch(send_body=False)
+
+    def do_POST(self):
+        self.discard_request_body()
+        if self.url_path() == "/_reset":
+            self.stats.reset()
+            self.send_response(204)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        else:
+            self.dispatch(send_body=True)
+
+    def do_PUT(self):
+        self.discard_request_body()
+        self.dispatch(send_body=True)
+
+    do_DELETE = do_PUT
+    do_OPTIONS = do_PUT
+    do_PROPFIND = do_PUT
+
+    def url_path(self):
+        return urllib.parse.urlsplit(self.path).path
+
+    def discard_request_body(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        if length > 0:
+            self.rfile.read(length)
+
+    def dispatch(self, send_body):
+        path = self.url_path()
+        if path == "/_stats" and self.command == "GET":
+            body = json.dumps(self.stats.snapshot()).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self.record = self.stats.begin(self.command, path, self.headers.get("Range"))
+        self.send_body = send_body
+        try:
+            self.route(path)
+        except ClientGone:
+            self.close_connection = True
+
+    def route(self, path):
+        if path.startswith("/_"):
+            return self.simple(404, "unknown control path\n")
+        if self.credentials is not None and self.headers.get("Authorization") != self.credentials:
+            return self.simple(401, "authentication required\n", {"WWW-Authenticate": 'Basic realm="fault-origin"'})
+        if self.command not in ("GET", "HEAD"):
+            return self.simple(405, "method not allowed\n", {"Allow": "GET, HEAD"})
+        segments = path.split("/")
+        fault = segments[1] if len(segments) > 1 else ""
+        rest = "/".join(segments[2:])
+        if fault == "echo-headers":
+            return self.echo_headers()
+        if fault == "status" and len(segments) > 2 and segments[2].isdigit():
+            return self.fixed_status(int(segments[2]))
+        if fault == "delay" and len(segments) > 2 and segments[2].isdigit():
+            STOPPING.wait(int(segments[2]) / 1000)
+            return self.serve_file("/".join(segments[3:]), mode="normal")
+        if fault == "redirect" and len(segments) > 2 and segments[2].isdigit():
+            return self.redirect(int(segments[2]), "/".join(segments[3:]))
+        if fault == "stall":
+            self.close_connection = True
+            return self.hold_until_client_goes()
+        if fault in ("stall-body", "ignore-range", "short", "slow", "wrong-range"):
+            return self.serve_file(rest, mode=fault)
+        return self.serve_file(path.lstrip("/"), mode="normal")
+
+    # -- simple answers ---------------------------------------------------------------------
+
+    def simple(self, status, text, headers=None, content_type="text/plain; charset=utf-8"):
+        body = text.encode() if status not in (204, 304) and status >= 200 else b""
+        self.begin_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if body:
+            self.send_header("Content-Type", content_type)
+        if status not in (204, 304):
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.write_body(body)
+
+    def fixed_status(self, status):
+        headers = {}
+        if status == 401:
+            headers["WWW-Authenticate"] = 'Basic realm="x"'
+        if status in (301, 302, 303, 307, 308):
+            headers["Location"] = "/"
+        if status in (429, 503):
+            headers["Retry-After"] = "1"
+        self.simple(status, "status %d\n" % status, headers)
+
+    def echo_headers(self):
+        echoed = {}
+        for name, value in self.headers.items():
+            echoed[name] = echoed[name] + ", " + value if name in echoed else value
+        self.simple(200, json.dumps(echoed), content_type="application/json")
+
+    def redirect(self, port, rest):
+        query = urllib.parse.urlsplit(self.path).query
+        location = "http://127.0.0.1:%d/%s%s" % (port, rest, "?" + query if query else "")
+        self.simple(302, "see %s\n" % location, {"Location": location})
+
+    def begin_response(self, status):
+        self.stats.set_status(self.record, status)
+        self.send_response(status)
+
+    # -- files ------------------------------------------------------------------------------
+
+    def resolve(self, rel):
+        """Maps a URL path under --root; None when it escapes the root or is not a file."""
+        rel = urllib.parse.unquote(rel)
+        if "\x00" in rel:
+            return None
+        full = os.path.realpath(os.path.join(self.root, rel))
+        if full != self.root and not full.startswith(self.root + os.sep):
+            return None
+        return full if os.path.isfile(full) else None
+
+    def serve_file(self, rel, mode):
+        full = self.resolve(rel)
+        if full is None:
+            return self.simple(404, "not found\n")
+        with open(full, "rb") as f:
+            st = os.fstat(f.fileno())
+            size = st.st_size
+            etag = '"%x-%x-%x"' % (st.st_ino, size, st.st_mtime_ns)
+            last_modified = email.utils.formatdate(st.st_mtime, usegmt=True)
+            validators = {"ETag": etag, "Last-Modified": last_modified}
+            if mode != "ignore-range":
+                validators["Accept-Ranges"] = "bytes"
+
+            if_match = self.headers.get("If-Match")
+            if if_match is not None and not etag_matches(if_match, etag):
+                return self.simple(412, "precondition failed\n", validators)
+            if_none_match = self.headers.get("If-None-Match")
+            if if_none_match is not None:
+                if etag_matches(if_none_match, etag):
+                    return self.simple(304, "", validators)
+            else:
+                since = self.headers.get("If-Modified-Since")
+                if since is not None and http_date_not_after(since, st.st_mtime):
+                    return self.simple(304, "", validators)
+
+            wanted = None if mode == "ignore-range" else parse_single_range(self.headers.get("Range"), size)
+            if_range = self.headers.get("If-Range")
+            if wanted is not None and if_range is not None:
+                # RFC 9110 §13.1.5: an entity tag must match strongly, a date exactly.
+                if if_range.strip() not in (etag, last_modified):
+                    wanted = None
+            if wanted == "unsatisfiable":
+                return self.simple(416, "range not satisfiable\n", dict(validators, **{"Content-Range": "bytes */%d" % size}))
+
+            if wanted is None and mode == "wrong-range":
+                wanted = (0, size - 1)
+            if wanted is None:
+                status, first, last = 200, 0, size - 1
+                content_range = None
+            else:
+                status, (first, last) = 206, wanted
+                total = size
+                if mode == "wrong-range":
+                    first, last, total = self.mismatched(first, last, size)
+                content_range = "bytes %d-%d/%d" % (first, last, total)
+
+            length = last - first + 1 if size > 0 else 0
+            self.begin_response(status)
+            for name, value in validators.items():
+                self.send_header(name, value)
+            if content_range:
+                self.send_header("Content-Range", content_range)
+            self.send_header("Content-Type", mimetypes.guess_type(full)[0] or "application/octet-stream")
+            self.send_header("Content-Length", str(length))
+            if mode in ("short", "stall-body"):
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            if not self.send_body or length == 0:
+                return
+            if mode == "short":
+                self.copy(f, first, length // 2)
+                self.connection.shutdown(socket.SHUT_RDWR)
+            elif mode == "stall-body":
+                self.copy(f, first, length // 2)
+                self.hold_until_client_goes()
+            elif mode == "slow":
+                self.copy(f, first, length, rate=self.slow_rate)
+            else:
+                self.copy(f, first, length)
+
+    @staticmethod
+    def mismatched(first, last, size):
+        """A range of the same length that is not the one asked for (or, if none exists, a wrong total)."""
+        span = last - first
+        if first + 1 + span <= size - 1:
+            return first + 1, first + 1 + span, size
+        if first > 0:
+            return first - 1, last - 1, size
+        return first, last, size + 1
+
+    # -- body writing -----------------------------------------------------------------------
+
+    def write_body(self, body):
+        if self.send_body and body:
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError) as error:
+                raise ClientGone() from error
+            self.stats.add_bytes(self.record, len(body))
+
+    def copy(self, f, offset, count, rate=None):
+        """Writes `count` bytes of `f` from `offset`, counting what the socket accepted."""
+        out = self.connection.fileno()
+        started = time.monotonic()
+        sent = 0
+        step = 16 * 1024 if rate else 1024 * 1024
+        try:
+            while sent < count:
+                if STOPPING.is_set():
+                    raise ClientGone()
+                n = os.sendfile(out, f.fileno(), offset + sent, min(step, count - sent))
+                if n == 0:
+                    raise ClientGone()
+                sent += n
+                self.stats.add_bytes(self.record, n)
+                if rate:
+                    ahead = sent / rate - (time.monotonic() - started)
+                    if ahead > 0:
+                        time.sleep(ahead)
+        except (BrokenPipeError, ConnectionResetError) as error:
+            raise ClientGone() from error
+
+    def hold_until_client_goes(self):
+        """Keeps the socket open, answering nothing, until the client closes it (or --stall-max)."""
+        self.close_connection = True
+        sock = self.connection
+        deadline = time.monotonic() + self.stall_max
+        while not STOPPING.is_set() and time.monotonic() < deadline:
+            readable, _, _ = select.select([sock], [], [], 0.2)
+            if readable:
+                try:
+                    if not sock.recv(65536):
+                        return
+                except OSError:
+                    return
+
+
+class Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--root", required=True, help="folder whose files are served")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
+    parser.add_argument("--port-file", help="written with the bound port once listening")
+    parser.add_argument("--user")
+    parser.add_argument("--pass", dest="password")
+    parser.add_argument("--slow-rate", type=int, default=256 * 1024, help="bytes/s for /slow/")
+    parser.add_argument("--stall-max", type=float, default=300.0, help="seconds a stall lasts at most")
+    args = parser.parse_args()
+    if (args.user is None) != (args.password is None):
+        parser.error("--user and --pass go together")
+
+    Handler.root = os.path.realpath(args.root)
+    if not os.path.isdir(Handler.root):
+        parser.error("--root %s is not a directory" % args.root)
+    if args.user is not None:
+        token = base64.b64encode(("%s:%s" % (args.user, args.password)).encode()).decode()
+        Handler.credentials = "Basic " + token
+    Handler.slow_rate = args.slow_rate
+    Handler.stall_max = args.stall_max
+
+    server = Server((args.host, args.port), Handler)
+    port = server.server_address[1]
+
+    def stop(signum, frame):
+        STOPPING.set()
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+
+    if args.port_file:
+        tmp = args.port_file + ".tmp"
+        with open(tmp, "w") as f:
+            f.write("%d\n" % port)
+        os.replace(tmp, args.port_file)
+    print("fault-origin listening on http://%s:%d/ root=%s" % (args.host, port, Handler.root), flush=True)
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        server.server_close()
+
+
+if __name__ == "__main__":
+    main()

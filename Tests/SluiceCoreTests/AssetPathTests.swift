@@ -1,0 +1,41 @@
+import SluiceCore
+import Testing
+
+struct AssetPathTests {
+    @Test(arguments: [
+        ("music/Album/01%20Intro.mp3", ["music", "Album", "01 Intro.mp3"]),
+        ("a%2e%2Eb", ["a..b"]),
+        ("%C3%A9t%c3%a9", ["été"]),
+        ("x", ["x"]),
+    ])
+    func decodesEncodedPaths(encoded: String, segments: [String]) throws {
+        let path = try AssetPath(encoded: encoded)
+        #expect(path.segments == segments)
+        #expect(try AssetPath(encoded: path.percentEncoded) == path)
+    }
+
+    @Test(arguments: [
+        ("", AssetPathError.empty), ("a//b", .emptySegment), ("a/", .emptySegment), ("..", .dotSegment),
+        ("a/%2E%2e/b", .dotSegment), ("a%2Fb", .encodedSlash), ("a%5cb", .backslash), ("a%00b", .controlCharacter),
+        ("a%zz", .badEncoding), ("a%4", .badEncoding), ("%FF", .badEncoding),
+    ])
+    func refusesUnsafePaths(encoded: String, error: AssetPathError) {
+        #expect(throws: error) { try AssetPath(encoded: encoded) }
+    }
+
+    @Test(arguments: [
+        ("nas://music/a.mp3", "nas", "/stream/nas/music/a.mp3"),
+        ("films://2024/my trailer.mp4", "films", "/stream/films/2024/my%20trailer.mp4"),
+    ])
+    func parsesAssetIDs(text: String, upstream: String, streamPath: String) throws {
+        let id = try AssetID(parsing: text)
+        #expect(id.upstream == upstream)
+        #expect(id.streamPath == streamPath)
+        #expect(id.description == text)
+    }
+
+    @Test(arguments: ["nas:/a", "9x://a", "://a", "nas://", "nas://a//b", "n_s://a"])
+    func refusesBadAssetIDs(text: String) {
+        #expect(throws: AssetPathError.self) { try AssetID(parsing: text) }
+    }
+}

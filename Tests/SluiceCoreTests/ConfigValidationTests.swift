@@ -1,0 +1,259 @@
+import SluiceCore
+import Testing
+
+struct ConfigValidationTests {
+    let fixture: ConfigFixture
+
+    init() throws { fixture = try ConfigFixture() }
+
+    /// Each configuration and the exact error lines it produces.
+    @Test(arguments: [
+        // Top level.
+        (#"{"upstreams": {}}"#, ["upstreams: at least one upstream is required"]),
+        (#"{}"#, ["upstreams: missing required key"]),
+        (#"{"upstreams": []}"#, ["upstreams: expected an object"]),
+        (minimalConfig(#""extra": 1"#), ["extra: unknown key"]),
+        (minimalConfig(#""signing": {}"#), ["signing: signed stream URLs are not supported yet"]),
+        (minimalConfig(#""server": 5"#), ["server: expected an object"]),
+        // Server.
+        (
+            minimalConfig(#""server": {"listen": "localhost:8080"}"#),
+            [#"server.listen: expected an address and port like "0.0.0.0:8080" or "[::1]:8080""#]
+        ),
+        (minimalConfig(#""server": {"listen": 8080}"#), ["server.listen: expected a string"]),
+        (minimalConfig(#""server": {"threads": -1}"#), ["server.threads: expected a whole number from 0 to 1024"]),
+        (minimalConfig(#""server": {"threads": 2.5}"#), ["server.threads: expected a whole number from 0 to 1024"]),
+        (minimalConfig(#""server": {"threads": true}"#), ["server.threads: expected a whole number from 0 to 1024"]),
+        (minimalConfig(#""server": {"threads": "4"}"#), ["server.threads: expected a whole number from 0 to 1024"]),
+        (
+            minimalConfig(#""server": {"maxConnections": 0}"#),
+            ["server.maxConnections: expected a whole number from 1 to 1000000"]
+        ),
+        (
+            minimalConfig(#""server": {"maxConnections": 10, "maxConnectionsPerIP": 20}"#),
+            ["server.maxConnectionsPerIP: must not exceed maxConnections (10)"]
+        ),
+        (minimalConfig(#""server": {"idleTimeout": "0s"}"#), ["server.idleTimeout: must be longer than zero"]),
+        (minimalConfig(#""server": {"idleTimeout": 30}"#), [#"server.idleTimeout: expected a duration like "30s""#]),
+        (
+            minimalConfig(#""server": {"shutdownGrace": "5 weeks"}"#),
+            [#"server.shutdownGrace: expected a duration like "30s": "5 weeks" has an unknown unit "weeks""#]
+        ),
+        (
+            minimalConfig(#""server": {"adminToken": "hunter2"}"#),
+            ["server.adminToken: secrets must come from adminTokenEnv or adminTokenFile, not the file itself"]
+        ),
+        (
+            minimalConfig(#""server": {"listen": "127.0.0.1:80", "adminListen": "127.0.0.1:80"}"#),
+            ["server.adminListen: must differ from listen"]
+        ),
+        // Cache.
+        (minimalConfig(#""cache": {"maxSize": true}"#), [#"cache.maxSize: expected a size like "20GiB""#]),
+        (
+            minimalConfig(#""cache": {"maxSize": "-1GiB"}"#),
+            [#"cache.maxSize: expected a size like "20GiB": "-1GiB" is negative"#]
+        ),
+        (
+            minimalConfig(#""cache": {"readahead": "-8MiB"}"#),
+            [#"cache.readahead: expected a size like "20GiB": "-8MiB" is negative"#]
+        ),
+        (
+            minimalConfig(#""cache": {"maxSize": "99999999TiB"}"#),
+            [#"cache.maxSize: expected a size like "20GiB": "99999999TiB" is too large"#]
+        ),
+        (
+            minimalConfig(#""cache": {"chunkSize": "32KiB"}"#),
+            ["cache.chunkSize: must be a power of two from 64KiB to 64MiB"]
+        ),
+        (
+            minimalConfig(#""cache": {"chunkSize": "128MiB"}"#),
+            ["cache.chunkSize: must be a power of two from 64KiB to 64MiB"]
+        ),
+        (
+            minimalConfig(#""cache": {"chunkSize": "1000KB"}"#),
+            ["cache.chunkSize: must be a power of two from 64KiB to 64MiB"]
+        ),
+        (
+            minimalConfig(#""cache": {"maxSize": "15MiB", "chunkSize": "1MiB"}"#),
+            ["cache.maxSize: must be at least 16 chunks (16777216 bytes)"]
+        ),
+        (minimalConfig(#""cache": {"maxAge": "0d"}"#), ["cache.maxAge: must be longer than zero"]),
+        (minimalConfig(#""cache": {"directory": "media/../media"}"#), []),
+        (
+            minimalConfig(#""cache": {"encryptionKey": "00"}"#),
+            ["cache.encryptionKey: secrets must come from encryptionKeyEnv or encryptionKeyFile, not the file itself"]
+        ),
+        (
+            minimalConfig(#""logging": {"level": "trace"}"#),
+            [#"logging.level: expected one of "debug", "info", "warning", "error""#]
+        ),
+        // Upstream names and kinds.
+        (
+            #"{"upstreams": {"9lives": {"kind": "directory", "root": "media"}}}"#,
+            [#"upstreams.9lives: invalid upstream name: a letter, then letters, digits, "+", "-" or ".""#]
+        ),
+        (
+            #"{"upstreams": {"a_b": {"kind": "directory", "root": "media"}}}"#,
+            [#"upstreams.a_b: invalid upstream name: a letter, then letters, digits, "+", "-" or ".""#]
+        ),
+        (
+            #"{"upstreams": {"Nas": {"kind": "directory", "root": "media"}, "nas": {"kind": "directory", "root": "media"}}}"#,
+            [#"upstreams.nas: clashes with "Nas": asset ID schemes are case-insensitive (RFC 3986 §3.1)"#]
+        ),
+        (#"{"upstreams": {"x": {"root": "media"}}}"#, ["upstreams.x.kind: missing required key"]),
+        (#"{"upstreams": {"x": "directory"}}"#, ["upstreams.x: expected an object"]),
+        (
+            #"{"upstreams": {"x": {"kind": "ftp"}}}"#,
+            [
+                #"upstreams.x.kind: unknown kind "ftp" (expected one of webdav, http, directory, s3, google-drive, dropbox, onedrive, yandex-disk, box)"#
+            ]
+        ),
+        (
+            #"{"upstreams": {"films": {"kind": "s3", "bucket": "films"}}}"#,
+            [#"upstreams.films.kind: "s3" is not supported yet"#]
+        ),
+        (
+            #"{"upstreams": {"g": {"kind": "google-drive"}}}"#,
+            [#"upstreams.g.kind: "google-drive" is not supported yet"#]
+        ),
+        (#"{"upstreams": {"y": {"kind": "yandex-disk"}}}"#, [#"upstreams.y.kind: "yandex-disk" is not supported yet"#]),
+        // Directory upstreams.
+        (#"{"upstreams": {"l": {"kind": "directory"}}}"#, ["upstreams.l.root: missing required key"]),
+        (
+            #"{"upstreams": {"l": {"kind": "directory", "root": "media", "auth": {"type": "none"}}}}"#,
+            ["upstreams.l.auth: a directory upstream takes no auth"]
+        ),
+        (
+            #"{"upstreams": {"l": {"kind": "directory", "root": "media", "headers": {}, "colour": 1}}}"#,
+            ["upstreams.l.colour: unknown key", "upstreams.l.headers: a directory upstream takes no headers"]
+        ),
+        (
+            #"{"upstreams": {"l": {"kind": "directory", "root": "media", "access": "signed"}}}"#,
+            [#"upstreams.l.access: "signed" is not supported yet"#]
+        ),
+        (
+            #"{"upstreams": {"l": {"kind": "directory", "root": "media", "access": "open"}}}"#,
+            [#"upstreams.l.access: expected "public" or "signed""#]
+        ),
+        (#"{"upstreams": {"l": {"kind": "directory", "root": "media", "access": "public"}}}"#, []),
+        // HTTP and WebDAV upstreams.
+        (#"{"upstreams": {"h": {"kind": "http"}}}"#, ["upstreams.h.baseURL: missing required key"]),
+        (
+            #"{"upstreams": {"h": {"kind": "http", "baseURL": "/relative/"}}}"#,
+            ["upstreams.h.baseURL: expected an absolute http:// or https:// URL"]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "http", "baseURL": "https://"}}}"#,
+            ["upstreams.h.baseURL: expected an absolute http:// or https:// URL"]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://alice:pw@nas.example/"}}}"#,
+            ["upstreams.h.baseURL: must not hold credentials: put them in auth"]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://nas.example/?a=1"}}}"#,
+            ["upstreams.h.baseURL: must not have a query or fragment: asset paths are appended to it"]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://nas.example/", "root": "media"}}}"#,
+            ["upstreams.h.root: unknown key"]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "http", "baseURL": "https://x/", "timeouts": {"connect": "0s", "firstbyte": "1s"}}}}"#,
+            ["upstreams.h.timeouts.firstbyte: unknown key", "upstreams.h.timeouts.connect: must be longer than zero"]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "http", "baseURL": "https://x/", "timeouts": {"lowSpeedBytesPerSecond": -1}}}}"#,
+            ["upstreams.h.timeouts.lowSpeedBytesPerSecond: expected a whole number from 0 to 2147483647"]
+        ),
+        // Auth.
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {}}}}"#,
+            ["upstreams.h.auth.type: missing required key"]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {"type": "ntlm"}}}}"#,
+            [#"upstreams.h.auth.type: unknown auth type "ntlm" (expected none, basic, digest or bearer)"#]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {"type": "oauth2"}}}}"#,
+            [#"upstreams.h.auth.type: "oauth2" is not supported yet"#]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "http", "baseURL": "https://x/", "auth": {"type": "sigv4"}}}}"#,
+            [#"upstreams.h.auth.type: "sigv4" is not supported yet"#]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {"type": "none", "username": "a"}}}}"#,
+            ["upstreams.h.auth.username: unknown key"]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {"type": "basic", "username": "a", "password": "pw"}}}}"#,
+            [
+                "upstreams.h.auth.password: secrets must come from passwordEnv or passwordFile, not the file itself",
+                "upstreams.h.auth: missing passwordEnv or passwordFile",
+            ]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {"type": "basic", "passwordEnv": "P"}}}}"#,
+            ["upstreams.h.auth.username: missing required key"]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {"type": "basic", "username": "a:b", "passwordEnv": "P"}}}}"#,
+            [#"upstreams.h.auth.username: must not contain ":" with basic auth (RFC 7617)"#]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {"type": "digest", "username": "a:b", "passwordEnv": "P"}}}}"#,
+            []
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {"type": "basic", "username": "", "passwordEnv": "P"}}}}"#,
+            ["upstreams.h.auth.username: expected a non-empty name without control characters"]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {"type": "basic", "username": "a", "passwordEnv": "P", "passwordFile": "f"}}}}"#,
+            ["upstreams.h.auth: give either passwordEnv or passwordFile, not both"]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "http", "baseURL": "https://x/", "auth": {"type": "bearer", "token": "abc"}}}}"#,
+            [
+                "upstreams.h.auth.token: secrets must come from tokenEnv or tokenFile, not the file itself",
+                "upstreams.h.auth: missing tokenEnv or tokenFile",
+            ]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "http", "baseURL": "https://x/", "auth": {"type": "bearer", "tokenEnv": 5}}}}"#,
+            ["upstreams.h.auth.tokenEnv: expected a string"]
+        ),
+    ])
+    func reportsExactly(json: String, expected: [String]) {
+        #expect(fixture.errors(json, environment: ["P": "pw"]) == expected)
+    }
+
+    @Test func reportsMissingAndMisplacedRoots() throws {
+        let file = try fixture.write("plain.txt", "x")
+        let missing = fixture.base.appendingPathComponent("absent").path
+        #expect(
+            fixture.errors(#"{"upstreams": {"l": {"kind": "directory", "root": "absent"}}}"#)
+                == ["upstreams.l.root: \(missing) does not exist"])
+        #expect(
+            fixture.errors(#"{"upstreams": {"l": {"kind": "directory", "root": "\#(file)"}}}"#)
+                == ["upstreams.l.root: \(file) is not a directory"])
+        #expect(
+            fixture.errors(minimalConfig(#""cache": {"directory": "plain.txt"}"#)) == [
+                "cache.directory: \(file) exists and is not a directory"
+            ])
+    }
+
+    @Test(arguments: [
+        ("https://nas.example/dav", "https://nas.example/dav/"),
+        ("https://nas.example/dav/", "https://nas.example/dav/"),
+        ("http://nas.example", "http://nas.example/"),
+        ("HTTPS://Nas.Example:8443/a%20b", "HTTPS://Nas.Example:8443/a%20b/"),
+        ("http://[::1]:8080/", "http://[::1]:8080/"), ("https://x/my media", "https://x/my%20media/"),
+    ])
+    func normalisesBaseURLs(url: String, expected: String) throws {
+        let config = try fixture.parse(#"{"upstreams": {"h": {"kind": "http", "baseURL": "\#(url)"}}}"#)
+        #expect(config.upstreams["h"]?.baseURL == expected)
+    }
+}

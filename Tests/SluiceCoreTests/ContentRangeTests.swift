@@ -1,0 +1,33 @@
+import SluiceCore
+import Testing
+
+struct ContentRangeTests {
+    @Test(arguments: [
+        (ContentRange.partial(ByteRange(first: 0, last: 499), completeLength: 1_234), "bytes 0-499/1234"),
+        (.partial(ByteRange(first: 21_010, last: 47_021), completeLength: 47_022), "bytes 21010-47021/47022"),
+        (.partial(ByteRange(first: 42, last: 1_233), completeLength: nil), "bytes 42-1233/*"),
+        (.unsatisfied(completeLength: 1_234), "bytes */1234"),
+        (.unsatisfied(completeLength: 0), "bytes */0"),
+    ])
+    func formatsAndParsesBack(value: ContentRange, text: String) {
+        #expect(value.description == text)
+        #expect(ContentRange.parse(text) == value)
+    }
+
+    @Test(arguments: [
+        (" bytes 0-0/1 ", ContentRange.partial(ByteRange(first: 0, last: 0), completeLength: 1)),
+        ("Bytes 5-9/10", .partial(ByteRange(first: 5, last: 9), completeLength: 10)),
+    ])
+    func parsesLenientForms(text: String, expected: ContentRange) {
+        #expect(ContentRange.parse(text) == expected)
+    }
+
+    @Test(arguments: [
+        "", "bytes", "bytes 0-499", "bytes 0-499/", "bytes 499-0/1234", "bytes 0-1234/1234", "bytes 0-1300/1234",
+        "bytes */*", "bytes -5/10", "bytes 5-/10", "bytes 0-4/abc", "items 0-4/10", "bytes=0-4/10", "bytes  0-4/10",
+        "bytes 0-4 /10", "bytes 0-9223372036854775808/*", "bytes */-1", "bytes 1-2/3/4",
+    ])
+    func rejectsInvalidValues(text: String) {
+        #expect(ContentRange.parse(text) == nil)
+    }
+}

@@ -1,0 +1,59 @@
+import SluiceCore
+import Testing
+
+struct RangeHeaderTests {
+    @Test(arguments: [
+        // RFC 9110 §14.1.2 examples.
+        ("bytes=0-499", [RangeSpec.bounded(first: 0, last: 499)]),
+        ("bytes=500-999", [.bounded(first: 500, last: 999)]),
+        ("bytes=-500", [.suffix(count: 500)]),
+        ("bytes=9500-", [.from(first: 9500)]),
+        ("bytes=0-0,-1", [.bounded(first: 0, last: 0), .suffix(count: 1)]),
+        ("bytes=500-600,601-999", [.bounded(first: 500, last: 600), .bounded(first: 601, last: 999)]),
+        ("bytes=500-700,601-999", [.bounded(first: 500, last: 700), .bounded(first: 601, last: 999)]),
+        // Whitespace around the value and around commas, empty list elements (RFC 9110 §5.6.1).
+        ("  bytes=0-1  ", [.bounded(first: 0, last: 1)]),
+        ("\tbytes=0-1", [.bounded(first: 0, last: 1)]),
+        ("bytes=0-1 , 5-6", [.bounded(first: 0, last: 1), .bounded(first: 5, last: 6)]),
+        ("bytes=0-1,\t-2", [.bounded(first: 0, last: 1), .suffix(count: 2)]),
+        ("bytes=,0-1,,", [.bounded(first: 0, last: 1)]),
+        // The unit is case-insensitive (RFC 9110 §14.1).
+        ("BYTES=1-2", [.bounded(first: 1, last: 2)]),
+        ("Bytes=7-", [.from(first: 7)]),
+        // A suffix of 0 and a one-byte range are valid syntax.
+        ("bytes=-0", [.suffix(count: 0)]),
+        ("bytes=5-5", [.bounded(first: 5, last: 5)]),
+        ("bytes=0-9223372036854775807", [.bounded(first: 0, last: Int64.max)]),
+        ("bytes=007-010", [.bounded(first: 7, last: 10)]),
+    ])
+    func parsesValidHeaders(header: String, expected: [RangeSpec]) {
+        #expect(RangeHeader.parse(header) == expected)
+    }
+
+    @Test(arguments: [
+        "", "bytes", "bytes=", "bytes= ", "bytes=,", "bytes=abc", "items=0-5", "bytes=5-3", "bytes=-",
+        "bytes=1-2-3", "bytes=--5", "bytes=+1-2", "bytes=1-+2", "bytes=0x10-", "bytes=1.5-2", "bytes = 0-1",
+        "bytes =0-1", "bytes= 0 - 1", "bytes=0 -1", "bytes=0-1;2-3", "bytes=0-1,abc", "bytes=٣-4",
+        "bytes=9223372036854775808-", "bytes=0-9223372036854775808", "bytes=-99999999999999999999999",
+        "bytes=0-0\r\n", "bytes:0-1", "=0-1",
+    ])
+    func rejectsMalformedHeaders(header: String) {
+        #expect(RangeHeader.parse(header) == nil)
+    }
+
+    @Test func acceptsUpToMaxRanges() {
+        let specs = (0..<RangeHeader.maxRanges).map { "\($0 * 10)-\($0 * 10 + 1)" }
+        #expect(RangeHeader.parse("bytes=" + specs.joined(separator: ","))?.count == RangeHeader.maxRanges)
+        #expect(RangeHeader.parse("bytes=" + (specs + ["5000-"]).joined(separator: ",")) == nil)
+    }
+
+    @Test(arguments: [
+        (RangeSpec.bounded(first: 0, last: 499), "0-499"),
+        (.from(first: 9500), "9500-"),
+        (.suffix(count: 500), "-500"),
+    ])
+    func describesSpecs(spec: RangeSpec, text: String) {
+        #expect(spec.description == text)
+        #expect(RangeHeader.parse("bytes=" + text) == [spec])
+    }
+}

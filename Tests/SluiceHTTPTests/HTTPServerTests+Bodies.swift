@@ -1,0 +1,105 @@
+import Foundation
+import SluiceHTTP
+import Testing
+
+extension HTTPServerTests {
+    @Test func fileBodyHonoursOffsetAndLength() async throws {
+        let content = testBytes(1 << 20, seed: 7)
+        let path = NSTemporaryDirectory() + "sluice-http-file-\(UUID().uuidString)"
+        try Data(content).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let log = ExchangeLog()
+        try await withServer(
+            log: log,
+            handler: { _ in
+                HTTPResponse(status: 206, body: .file(descriptor: open(path, O_RDONLY), offset: 1000, length: 500_000))
+            },
+            run: { server in
+                let responses = try await offPool {
+                    let connection = try RawHTTPConnection(port: server.port)
+                    return [try connection.get("/f"), try connection.get("/f")]
+                }
+                for response in responses {
+                    #expect(response.status == 206)
+                    #expect(response.body == Array(content[1000..<501_000]))
+                }
+            })
+        #expect(OpenDescriptors.referencing(path) == 0)
+        #expect(log.all.map(\.bytesSent) == [500_000, 500_000])
+    }
+
+    @Test(arguments: [0, 200])
+    func streamWithPendingReadsArrivesExactAndInOrder(wakeDelayMicroseconds: Int) async throws {
+        let data = testBytes(3 << 20, seed: 3)
+        let source = ScriptedSource(
+            data: data, chunk: 10_000, mode: .alternate(delayMicroseconds: wakeDelayMicroseconds))
+        let log = ExchangeLog()
+        try await withServer(
+            log: log,
+            handler: { _ in
+                HTTPResponse(status: 200, body: .stream(length: Int64(data.count), source: source))
+            },
+            run: { server in
+                let response = try await offPool { try RawHTTPConnection(port: server.port).get("/s") }
+                #expect(response.body.count == data.count)
+                #expect(response.body == data)
+                #expect(await eventually { source.closes == [true] })
+            })
+        #expect(!source.readOutOfOrder)
+        #expect(log.all.map(\.bytesSent) == [Int64(data.count)])
+        #expect(log.all.map(\.completed) == [true])
+    }
+
+    @Test func failingStreamClosesTheConnection() async throws {
+        let data = testBytes(100_000)
+        let source = ScriptedSource(data: data, chunk: 10_000, mode: .failing(failAfter: 30_000))
+        let log = ExchangeLog()
+        try await withServer(
+            log: log,
+            handler: { _ in
+                HTTPResponse(status: 200, body: .stream(length: Int64(data.count), source: source))
+            },
+            run: { server in
+                let closedEarly = try await offPool {
+                    let connection = try RawHTTPConnection(port: server.port)
+                    do {
+                        _ = try connection.get("/")
+                        return false
+                    } catch RawHTTPError.closed {
+                        return true
+                    }
+                }
+                #expect(closedEarly)
+                #expect(await eventually { source.closes == [false] })
+            })
+        #expect(log.all.map(\.completed) == [false])
+        #expect(log.all.map(\.bytesSent) == [30_000])
+    }
+
+    @Test func handlerResponseForAGoneClientIsDiscarded() async throws {
+        let source = ScriptedSource(data: testBytes(10), mode: .immediate)
+        let cancelled = ExchangeLog()
+        try await withServer(
+            handler: { request in
+                do {
+                    try await Task.sleep(for: .seconds(20))
+                } catch {
+                    cancelled.record(
+                        HTTPExchange(
+                            request: request, status: 0, bytesSent: 0, completed: false, startedAt: .now,
+                            finishedAt: .now))
+                }
+                return HTTPResponse(status: 200, body: .stream(length: 10, source: source))
+            },
+            run: { server in
+                try await offPool {
+                    let connection = try RawHTTPConnection(port: server.port)
+                    try connection.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+                    Thread.sleep(forTimeInterval: 0.2)
+                    connection.shutdownBoth()
+                }
+                #expect(await eventually { cancelled.all.count == 1 })
+                #expect(await eventually { source.closes == [false] })
+            })
+    }
+}

@@ -1,0 +1,252 @@
+import Foundation
+import SluiceHTTP
+import Synchronization
+import Testing
+
+extension HTTPServerTests {
+    @Test func clientDisconnectClosesSuspendedStream() async throws {
+        let source = ScriptedSource(data: testBytes(1000), mode: .never)
+        let log = ExchangeLog()
+        try await withServer(
+            log: log,
+            handler: { _ in
+                HTTPResponse(status: 200, body: .stream(length: 1000, source: source))
+            },
+            run: { server in
+                try await offPool {
+                    let connection = try RawHTTPConnection(port: server.port)
+                    try connection.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+                    Thread.sleep(forTimeInterval: 0.3)
+                    connection.shutdownBoth()
+                }
+                let started = ContinuousClock.now
+                #expect(await eventually(timeout: .seconds(3)) { source.closes == [false] })
+                #expect(ContinuousClock.now - started < .seconds(3))
+            })
+        #expect(log.all.map(\.completed) == [false])
+    }
+
+    @Test func servesThreeHundredConcurrentStreamsWithTwoThreads() async throws {
+        let connections = 300
+        let data = testBytes(64 * 1024, seed: 9)
+        let barrier = WakeBarrier()
+        let arrived = Mutex(0)
+        let sources = Mutex<[ScriptedSource]>([])
+        try await withServer(
+            loopbackOptions(threads: 2, maxConnections: 1000),
+            handler: { _ in
+                // Every body stays pending until all 300 requests have arrived: with a thread per client, this would
+                // deadlock.
+                let source = ScriptedSource(data: data, chunk: 4096, mode: .barrier(barrier))
+                sources.withLock { $0.append(source) }
+                if arrived.withLock({ count in
+                    count += 1
+                    return count
+                }) == connections {
+                    barrier.open()
+                }
+                return HTTPResponse(status: 200, body: .stream(length: Int64(data.count), source: source))
+            },
+            run: { server in
+                let bodies = try await offPool {
+                    let clients = try (0..<connections).map { _ in try RawHTTPConnection(port: server.port) }
+                    for (index, client) in clients.enumerated() {
+                        try client.send("GET /c\(index) HTTP/1.1\r\nHost: t\r\n\r\n")
+                    }
+                    return try clients.map { try $0.readResponse().body }
+                }
+                #expect(bodies.count == connections)
+                #expect(bodies.allSatisfy { $0 == data })
+                #expect(await eventually { sources.withLock { $0.allSatisfy { $0.closes == [true] } } })
+            })
+        #expect(sources.withLock { $0.count } == connections)
+    }
+
+    @Test func perIPConnectionLimitIsEnforced() async throws {
+        try await withServer(
+            loopbackOptions(perIP: 2), handler: { _ in HTTPResponse(status: 204) },
+            run: { server in
+                let (refused, first, second) = try await offPool {
+                    let a = try RawHTTPConnection(port: server.port)
+                    let b = try RawHTTPConnection(port: server.port)
+                    _ = try a.get("/")
+                    let c = try RawHTTPConnection(port: server.port)
+                    try? c.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+                    let refused = c.waitForClose()
+                    return (refused, try a.get("/").status, try b.get("/").status)
+                }
+                #expect(refused)
+                #expect(first == 204)
+                #expect(second == 204)
+            })
+    }
+
+    @Test func shutdownAbortsSuspendedStreamsWithinGrace() async throws {
+        let sources = (0..<20).map { _ in ScriptedSource(data: testBytes(1000), mode: .never) }
+        let next = Mutex(0)
+        let handlerCancelled = Mutex(0)
+        let server = HTTPServer(
+            options: loopbackOptions(),
+            handler: { request in
+                if request.path == "/slow" {
+                    do { try await Task.sleep(for: .seconds(30)) } catch { handlerCancelled.withLock { $0 += 1 } }
+                    return HTTPResponse(status: 200)
+                }
+                let source = sources[
+                    next.withLock { index in
+                        defer { index += 1 }
+                        return index
+                    }]
+                return HTTPResponse(status: 200, body: .stream(length: 1000, source: source))
+            })
+        try server.start()
+        let port = server.port
+        let clients = try await offPool {
+            let clients = try (0..<21).map { _ in try RawHTTPConnection(port: port) }
+            for (index, client) in clients.enumerated() {
+                try client.send("GET \(index == 20 ? "/slow" : "/s") HTTP/1.1\r\nHost: t\r\n\r\n")
+            }
+            return clients
+        }
+        #expect(await eventually { next.withLock { $0 } == 20 })
+        let started = ContinuousClock.now
+        await server.shutdown(grace: .milliseconds(300))
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed < .seconds(3))
+        #expect(sources.allSatisfy { $0.closes == [false] })
+        #expect(await eventually { handlerCancelled.withLock { $0 } == 1 })
+        let allClosed = try await offPool { clients.allSatisfy { $0.waitForClose() } }
+        #expect(allClosed)
+        await server.shutdown(grace: .zero)
+    }
+
+    @Test func noDescriptorLeaksAfterAScenario() async throws {
+        let path = NSTemporaryDirectory() + "sluice-http-leak-\(UUID().uuidString)"
+        try Data(testBytes(100_000)).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let epollBefore = OpenDescriptors.epollInstances
+        let server = HTTPServer(
+            options: loopbackOptions(threads: 3),
+            handler: { request in
+                switch request.path {
+                case "/file":
+                    return HTTPResponse(
+                        status: 200, body: .file(descriptor: open(path, O_RDONLY), offset: 0, length: 100_000))
+                case "/never":
+                    return HTTPResponse(
+                        status: 200,
+                        body: .stream(length: 10, source: ScriptedSource(data: testBytes(10), mode: .never)))
+                case "/unsent":
+                    // Answered after the client left: the file must still be closed.
+                    try? await Task.sleep(for: .milliseconds(600))
+                    return HTTPResponse(
+                        status: 200, body: .file(descriptor: open(path, O_RDONLY), offset: 0, length: 10))
+                default:
+                    return HTTPResponse(
+                        status: 200,
+                        body: .stream(
+                            length: 50_000,
+                            source: ScriptedSource(data: testBytes(50_000), mode: .alternate(delayMicroseconds: 50))))
+                }
+            })
+        try server.start()
+        let port = server.port
+        #expect(OpenDescriptors.epollInstances > epollBefore)
+        try await offPool {
+            let keepAlive = try RawHTTPConnection(port: port)
+            for _ in 0..<5 {
+                _ = try keepAlive.get("/file")
+                _ = try keepAlive.get("/stream")
+            }
+            let gone = try RawHTTPConnection(port: port)
+            try gone.send("GET /never HTTP/1.1\r\nHost: t\r\n\r\n")
+            let unsent = try RawHTTPConnection(port: port)
+            try unsent.send("GET /unsent HTTP/1.1\r\nHost: t\r\n\r\n")
+            let partial = try RawHTTPConnection(port: port)
+            try partial.send("GET /partial HTTP/1.1\r\nHo")
+            Thread.sleep(forTimeInterval: 0.2)
+            gone.shutdownBoth()
+            unsent.shutdownBoth()
+            partial.shutdownBoth()
+            Thread.sleep(forTimeInterval: 1.0)
+        }
+        #expect(server.activeRequests == 0)
+        await server.shutdown(grace: .seconds(1))
+        #expect(OpenDescriptors.sockets(onPort: port) == 0)
+        #expect(OpenDescriptors.referencing(path) == 0)
+        #expect(OpenDescriptors.epollInstances == epollBefore)
+    }
+
+    @Test func shutdownLetsInFlightResponsesFinishAndClosesTheirConnection() async throws {
+        let log = ExchangeLog()
+        let entered = Mutex(false)
+        let server = HTTPServer(
+            options: loopbackOptions(),
+            handler: { _ in
+                entered.withLock { $0 = true }
+                try? await Task.sleep(for: .milliseconds(400))
+                return HTTPResponse(status: 200, body: .bytes(Array("done".utf8)))
+            }, onComplete: { log.record($0) })
+        try server.start()
+        let port = server.port
+        async let response = offPool { try RawHTTPConnection(port: port).get("/") }
+        #expect(await eventually { entered.withLock { $0 } })
+        let started = ContinuousClock.now
+        await server.shutdown(grace: .seconds(5))
+        #expect(ContinuousClock.now - started < .seconds(3))
+        let answered = try await response
+        #expect(answered.status == 200)
+        #expect(answered.body == Array("done".utf8))
+        #expect(answered.headers["Connection"]?.lowercased() == "close")
+        #expect(log.all.map(\.completed) == [true])
+        let refused = try await offPool { () -> Bool in
+            do {
+                _ = try RawHTTPConnection(port: port).get("/")
+                return false
+            } catch {
+                return true
+            }
+        }
+        #expect(refused)
+    }
+
+    @Test func idleConnectionTimesOut() async throws {
+        try await withServer(
+            loopbackOptions(idleTimeout: .seconds(1)), handler: { _ in HTTPResponse(status: 204) },
+            run: { server in
+                let (closed, elapsed) = try await offPool {
+                    let connection = try RawHTTPConnection(port: server.port)
+                    _ = try connection.get("/")
+                    let started = ContinuousClock.now
+                    return (connection.waitForClose(), ContinuousClock.now - started)
+                }
+                #expect(closed)
+                #expect(elapsed > .milliseconds(500))
+                #expect(elapsed < .seconds(4))
+            })
+    }
+
+    @Test func connectionLimitIsEnforced() async throws {
+        try await withServer(
+            loopbackOptions(threads: 1, maxConnections: 2), handler: { _ in HTTPResponse(status: 204) },
+            run: { server in
+                let (waitedWhileFull, servedAfterSlotFreed, second) = try await offPool {
+                    let a = try RawHTTPConnection(port: server.port)
+                    let b = try RawHTTPConnection(port: server.port)
+                    _ = try a.get("/")
+                    _ = try b.get("/")
+                    // At the limit libmicrohttpd stops accepting: the third client waits in the listen backlog.
+                    let c = try RawHTTPConnection(port: server.port)
+                    try c.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
+                    c.setReceiveTimeout(milliseconds: 500)
+                    let waited = (try? c.readResponse()) == nil && c.pending.isEmpty
+                    a.shutdownBoth()
+                    c.setReceiveTimeout(milliseconds: 5000)
+                    return (waited, try c.readResponse().status, try b.get("/").status)
+                }
+                #expect(waitedWhileFull)
+                #expect(servedAfterSlotFreed == 204)
+                #expect(second == 204)
+            })
+    }
+}

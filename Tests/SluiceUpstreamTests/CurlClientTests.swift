@@ -1,0 +1,131 @@
+import Foundation
+import SluiceCore
+import Testing
+
+@testable import SluiceUpstream
+
+/// Behaviour of the shared libcurl client: flow control, cancel, redirects, connection reuse, descriptor hygiene.
+@Suite struct CurlClientTests {
+    @Test func pausingSinkKeepsMemoryBoundedAndGetsEveryByte() async throws {
+        let content = try TemporaryDirectory()
+        let data = TestFixtures.randomBytes(8 << 20)
+        try content.write("big.bin", data)
+        let peer = try await Peer.nginx(serving: content.path)
+        let client = try CurlClient()
+        let upstream = try makeUpstream(TestFixtures.config(.http, baseURL: peer.baseURL), client: client)
+        let capacity = 64 << 10
+        let sink = ThrottledSink(capacity: capacity)
+        let handle = upstream.fetch(TestFixtures.path("big.bin"), range: nil, ifRange: nil, into: sink)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !sink.drainAndResume(handle), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let report = sink.report
+        #expect(report.error == nil)
+        #expect(TestFixtures.sameBytes(report.bytes, data[...]))
+        #expect(report.pauses >= data.count / (capacity + (16 << 10)))
+        #expect(report.deliveredWhilePaused == 0)
+        // libcurl hands over at most CURL_MAX_WRITE_SIZE (16 KiB) per write call over HTTP/1.1.
+        #expect(report.maxHeld < capacity + (16 << 10), "\(report.maxHeld)")
+        await client.shutdown()
+    }
+
+    @Test func cancelStopsTheTransferAndClosesTheConnection() async throws {
+        let origin = try await Peer.faultOrigin(data: TestFixtures.randomBytes(1 << 20))
+        let client = try CurlClient()
+        let upstream = try makeUpstream(TestFixtures.config(.http, baseURL: origin.baseURL), client: client)
+        let sink = CollectingSink()
+        let handle = upstream.fetch(TestFixtures.path("endless"), range: nil, ifRange: nil, into: sink)
+        while sink.receivedCount < 1 << 20 { try await Task.sleep(for: .milliseconds(5)) }
+        handle.cancel()
+        let outcome = await sink.outcome()
+        #expect(outcome?.error == .cancelled)
+        #expect(outcome?.lateEvents == 0)
+        let deadline = ContinuousClock.now + .seconds(5)
+        var disconnected = false
+        while !disconnected, ContinuousClock.now < deadline {
+            disconnected = origin.loggedEvents().contains { ($0["event"] as? String) == "disconnect" }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(disconnected)
+        #expect(SocketCensus.connections(toPort: origin.port) == 0)
+        handle.cancel()
+        handle.resume()
+        await client.shutdown()
+    }
+
+    @Test func sinkStopEndsTheFetchAsCancelled() async throws {
+        let origin = try await Peer.faultOrigin(data: TestFixtures.randomBytes(1 << 20))
+        let client = try CurlClient()
+        let upstream = try makeUpstream(TestFixtures.config(.http, baseURL: origin.baseURL), client: client)
+        let sink = CollectingSink(stopAfter: 100_000)
+        _ = upstream.fetch(TestFixtures.path("endless"), range: nil, ifRange: nil, into: sink)
+        let outcome = await sink.outcome()
+        #expect(outcome?.error == .cancelled)
+        #expect((outcome?.bytes.count ?? 0) < 200_000)
+        await client.shutdown()
+    }
+
+    @Test func redirectToAnotherHostCarriesNoCredentials() async throws {
+        let data = TestFixtures.randomBytes(100_000)
+        let origin = try await Peer.faultOrigin(data: data)
+        let other = try await Peer.faultOrigin(data: data)
+        let client = try CurlClient()
+        for auth in [AuthConfig.basic(username: "u", password: Secret("p")), .bearer(token: Secret("t0ken"))] {
+            let upstream = try makeUpstream(
+                TestFixtures.config(.http, baseURL: origin.baseURL, auth: auth, headers: ["X-Api-Key": Secret("k3y")]),
+                client: client)
+            let outcome = await TestFixtures.fetch(
+                upstream, "redirect/\(other.port)/file", range: ByteRange(first: 10, last: 99))
+            #expect(outcome?.error == nil)
+            #expect(outcome?.bytes == Array(data[10...99]))
+        }
+        let sent = origin.loggedEvents().compactMap { $0["headers"] as? [String: String] }
+        #expect(sent.count == 2)
+        #expect(sent.allSatisfy { $0["authorization"] != nil && $0["x-api-key"] == "k3y" })
+        #expect(sent.first?["authorization"] == "Basic dTpw")
+        #expect(sent.last?["authorization"] == "Bearer t0ken")
+        let received = other.loggedEvents().compactMap { $0["headers"] as? [String: String] }
+        #expect(received.count == 2)
+        #expect(received.allSatisfy { $0["authorization"] == nil && $0["x-api-key"] == nil && $0["range"] == "bytes=10-99" })
+        await client.shutdown()
+    }
+
+    @Test func sameOriginRedirectKeepsCredentialsAndLoopsStopAtFive() async throws {
+        let origin = try await Peer.faultOrigin(data: TestFixtures.randomBytes(1000))
+        let client = try CurlClient()
+        let upstream = try makeUpstream(
+            TestFixtures.config(.http, baseURL: origin.baseURL, auth: .basic(username: "u", password: Secret("p"))),
+            client: client)
+        let followed = await TestFixtures.fetch(upstream, "redirect/\(origin.port)/file", range: ByteRange(first: 0, last: 9))
+        #expect(followed?.error == nil)
+        let hops = origin.loggedEvents().compactMap { $0["headers"] as? [String: String] }
+        #expect(hops.count == 2 && hops.allSatisfy { $0["authorization"] == "Basic dTpw" })
+
+        let loop = (0..<6).reduce("status/200") { path, _ in "redirect/\(origin.port)/\(path)" }
+        let looped = await TestFixtures.fetch(upstream, loop, range: ByteRange(first: 0, last: 9))
+        #expect(looped?.error == .badStatus(302))
+        await client.shutdown()
+    }
+
+    @Test func connectionsAreReusedAndNothingLeaks() async throws {
+        let content = try TemporaryDirectory()
+        let data = TestFixtures.randomBytes(1 << 20)
+        try content.write("a.bin", data)
+        let peer = try await Peer.nginx(serving: content.path)
+        let client = try CurlClient()
+        let upstream = try makeUpstream(TestFixtures.config(.http, baseURL: peer.baseURL), client: client)
+        for index in 0..<20 {
+            let range = ByteRange(offset: Int64(index) * 1000, count: 1000)
+            let outcome = await TestFixtures.fetch(upstream, "a.bin", range: range)
+            #expect(outcome?.bytes.count == 1000)
+        }
+        _ = try await upstream.contentInfo(for: TestFixtures.path("a.bin"))
+        // Sequential transfers share one pooled connection.
+        #expect(SocketCensus.connections(toPort: peer.port) == 1)
+        await client.shutdown()
+        #expect(SocketCensus.connections(toPort: peer.port) == 0)
+        let late = await TestFixtures.fetch(upstream, "a.bin", range: ByteRange(first: 0, last: 9))
+        #expect(late?.error == .cancelled)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import SluiceCore
+import Testing
+
+@testable import SluiceUpstream
+
+/// The `http` adapter against nginx and the scriptable fault origin.
+@Suite struct HTTPUpstreamTests {
+    @Test func nginxMetadataAndRandomRanges() async throws {
+        let content = try TemporaryDirectory()
+        let data = TestFixtures.randomBytes(8 << 20)
+        try content.write("videos/a b.mp4", data)
+        let peer = try await Peer.nginx(serving: content.path)
+        let client = try CurlClient()
+        let upstream = try makeUpstream(TestFixtures.config(.http, baseURL: peer.baseURL), client: client)
+
+        let info = try await upstream.contentInfo(for: TestFixtures.path("videos/a b.mp4"))
+        #expect(info.length == Int64(data.count))
+        #expect(info.contentType == "video/mp4")
+        #expect(info.lastModified == TemporaryDirectory.modificationDate)
+        #expect(info.etag?.hasPrefix("\"") == true)
+        #expect(await TestFixtures.contentInfoError(upstream, "videos/none.mp4") == .notFound)
+
+        let failures = await TestFixtures.checkRanges(upstream, "videos/a b.mp4", data: data)
+        #expect(failures.isEmpty, "\(failures)")
+
+        let whole = await TestFixtures.fetch(upstream, "videos/a b.mp4")
+        #expect(whole?.error == nil)
+        #expect(whole?.bytes == data)
+        let past = await TestFixtures.fetch(upstream, "videos/a b.mp4", range: ByteRange(first: Int64(data.count), last: Int64(data.count) + 5))
+        #expect(past?.error == .rangeNotSatisfiable(length: Int64(data.count)))
+        await client.shutdown()
+    }
+
+    @Test func faultsMapToTypedErrors() async throws {
+        let data = TestFixtures.randomBytes(1 << 20)
+        let origin = try await Peer.faultOrigin(data: data)
+        let client = try CurlClient()
+        let upstream = try makeUpstream(TestFixtures.config(.http, baseURL: origin.baseURL), client: client)
+        let range = ByteRange(first: 100, last: 199_999)
+
+        let cases: [(path: String, error: UpstreamError)] = [
+            ("status/404", .notFound), ("status/410", .notFound), ("status/401", .unauthorized(status: 401)),
+            ("status/403", .unauthorized(status: 403)), ("status/500", .badStatus(500)), ("status/412", .changed),
+            ("short", .protocolViolation("body shorter than its Content-Length")),
+            ("wrong-range", .protocolViolation("Content-Range 101-200000 does not answer 100-199999")),
+        ]
+        for item in cases {
+            let outcome = await TestFixtures.fetch(upstream, item.path, range: range)
+            #expect(outcome?.error == item.error, "\(item.path)")
+            #expect(outcome?.lateEvents == 0)
+        }
+        #expect(await TestFixtures.contentInfoError(upstream, "status/404") == .notFound)
+        #expect(await TestFixtures.contentInfoError(upstream, "status/500") == .badStatus(500))
+        await client.shutdown()
+    }
+
+    @Test func ignoredRangeDeliversWholeObjectAndIfRangeDetectsChange() async throws {
+        let data = TestFixtures.randomBytes(1 << 20)
+        let origin = try await Peer.faultOrigin(data: data)
+        let client = try CurlClient()
+        let upstream = try makeUpstream(TestFixtures.config(.http, baseURL: origin.baseURL), client: client)
+        let range = ByteRange(first: 1000, last: 1999)
+
+        let ignored = await TestFixtures.fetch(upstream, "ignore-range", range: range)
+        #expect(ignored?.error == nil)
+        #expect(ignored?.start?.delivered == ByteRange(first: 0, last: Int64(data.count) - 1))
+        #expect(ignored?.bytes == data)
+
+        let sameVersion = await TestFixtures.fetch(upstream, "ignore-range", range: range, ifRange: "\"v1\"")
+        #expect(sameVersion?.error == nil)
+        #expect(sameVersion?.bytes.count == data.count)
+
+        let changed = await TestFixtures.fetch(upstream, "changed", range: range, ifRange: "\"v1\"")
+        #expect(changed?.error == .changed)
+        #expect(changed?.startCalls == 0)
+
+        let guarded = await TestFixtures.fetch(upstream, "file", range: range, ifRange: "\"v1\"")
+        #expect(guarded?.bytes == Array(data[1000...1999]))
+        let request = origin.loggedEvents().last { ($0["path"] as? String) == "/file" }
+        let headers = request?["headers"] as? [String: String]
+        #expect(headers?["range"] == "bytes=1000-1999")
+        #expect(headers?["if-range"] == "\"v1\"")
+        await client.shutdown()
+    }
+
+    @Test func stalledOriginTimesOutWithinFirstByteTimeout() async throws {
+        let origin = try await Peer.faultOrigin(data: TestFixtures.randomBytes(1024))
+        let client = try CurlClient()
+        let upstream = try makeUpstream(
+            TestFixtures.config(.http, baseURL: origin.baseURL, firstByte: .seconds(1)), client: client)
+
+        let started = ContinuousClock.now
+        let outcome = await TestFixtures.fetch(upstream, "stall", range: ByteRange(first: 0, last: 9))
+        let elapsed = (outcome?.finishedAt ?? .now) - started
+        #expect(outcome?.error == .timeout)
+        #expect(elapsed >= .milliseconds(900), "\(elapsed)")
+        #expect(elapsed < .seconds(2), "\(elapsed)")
+
+        #expect(await TestFixtures.contentInfoError(upstream, "stall") == .timeout)
+        await client.shutdown()
+    }
+
+    @Test func unreachableOriginIsATransportError() async throws {
+        let client = try CurlClient()
+        let upstream = try makeUpstream(
+            TestFixtures.config(.http, baseURL: "http://127.0.0.1:\(FreePort.next())/"), client: client)
+        let outcome = await TestFixtures.fetch(upstream, "file", range: ByteRange(first: 0, last: 9))
+        guard case .transport(let code, let message)? = outcome?.error else {
+            Issue.record("expected a transport error, got \(String(describing: outcome?.error))")
+            return
+        }
+        #expect(code == 7)
+        #expect(message == "Couldn't connect to server")
+        await client.shutdown()
+    }
+
+    @Test func unsupportedKindsAndBadConfigAreRefused() throws {
+        let client = try CurlClient()
+        #expect(throws: UpstreamSetupError.unsupportedKind(.s3)) {
+            try makeUpstream(TestFixtures.config(.s3), client: client)
+        }
+        #expect(throws: UpstreamSetupError.badBaseURL(upstream: "test")) {
+            try makeUpstream(TestFixtures.config(.http, baseURL: "ftp://example.org/"), client: client)
+        }
+        #expect(throws: UpstreamSetupError.badHeader(upstream: "test", name: "X-Key")) {
+            try makeUpstream(
+                TestFixtures.config(.http, baseURL: "http://127.0.0.1/", headers: ["X-Key": Secret("a\r\nInjected: 1")]),
+                client: client)
+        }
+        #expect(throws: UpstreamSetupError.badRoot(upstream: "test")) {
+            try makeUpstream(TestFixtures.config(.directory, root: "/nonexistent/sluice"), client: client)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+import SluiceCore
+import SluiceUpstream
+
+/// Shared helpers for upstream tests.
+enum TestFixtures {
+    /// `count` random bytes.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        var bytes = [UInt8](repeating: 0, count: count)
+        bytes.withUnsafeMutableBytes { buffer in
+            let words = buffer.bindMemory(to: UInt64.self)
+            for index in words.indices { words[index] = generator.next() }
+        }
+        return bytes
+    }
+
+    /// An upstream configuration.
+    static func config(
+        _ kind: UpstreamKind, baseURL: String? = nil, root: String? = nil, auth: AuthConfig = .none,
+        headers: [String: Secret] = [:], firstByte: Duration = .seconds(10)
+    ) -> UpstreamConfig {
+        var config = UpstreamConfig(name: "test", kind: kind)
+        config.baseURL = baseURL
+        config.root = root
+        config.auth = auth
+        config.headers = headers
+        config.timeouts.firstByte = firstByte
+        config.timeouts.connect = .seconds(5)
+        return config
+    }
+
+    /// A path from plain text.
+    static func path(_ text: String) -> AssetPath {
+        try! AssetPath(plain: text)
+    }
+
+    /// Fetches `range` and waits for the end.
+    static func fetch(
+        _ upstream: any Upstream, _ path: String, range: ByteRange? = nil, ifRange: String? = nil
+    ) async -> FetchOutcome? {
+        let sink = CollectingSink()
+        _ = upstream.fetch(Self.path(path), range: range, ifRange: ifRange, into: sink)
+        return await sink.outcome()
+    }
+
+    /// The error `contentInfo` threw, or nil when it succeeded.
+    static func contentInfoError(_ upstream: any Upstream, _ path: String) async -> UpstreamError? {
+        do {
+            _ = try await upstream.contentInfo(for: Self.path(path))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Whether `bytes` equals `expected` (memcmp: debug-build element loops over megabytes starve the test executor).
+    static func sameBytes(_ bytes: [UInt8], _ expected: ArraySlice<UInt8>) -> Bool {
+        guard bytes.count == expected.count else { return false }
+        return bytes.withUnsafeBytes { left in
+            expected.withUnsafeBytes { right in left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
+        }
+    }
+
+    /// Random ranges inside `length` (some running past the end), with the edges included.
+    static func randomRanges(count: Int, length: Int64) -> [ByteRange] {
+        var ranges = [ByteRange(first: 0, last: 0), ByteRange(first: length - 1, last: length - 1),
+                      ByteRange(first: length - 10, last: length + 100), ByteRange(first: 0, last: length - 1)]
+        while ranges.count < count {
+            let first = Int64.random(in: 0..<length)
+            let size = Int64.random(in: 1...(1 << 20))
+            ranges.append(ByteRange(first: first, last: first + size - 1))
+        }
+        return ranges
+    }
+
+    /// Fetches every range (4 at a time) and returns a failure message per range that did not match `data`.
+    static func checkRanges(_ upstream: any Upstream, _ path: String, data: [UInt8], count: Int = 100) async -> [String] {
+        let ranges = randomRanges(count: count, length: Int64(data.count))
+        return await withTaskGroup(of: String?.self) { group in
+            var failures: [String] = []
+            for (index, range) in ranges.enumerated() {
+                if index >= 4, let result = await group.next(), let failure = result { failures.append(failure) }
+                group.addTask {
+                    guard let outcome = await fetch(upstream, path, range: range) else { return "\(range): no finish" }
+                    let last = min(range.last, Int64(data.count) - 1)
+                    if let error = outcome.error { return "\(range): \(error)" }
+                    if outcome.start?.delivered != ByteRange(first: range.first, last: last) {
+                        return "\(range): delivered \(String(describing: outcome.start?.delivered))"
+                    }
+                    if outcome.start?.info.length != Int64(data.count) { return "\(range): wrong length" }
+                    return sameBytes(outcome.bytes, data[Int(range.first)...Int(last)]) ? nil : "\(range): bytes differ"
+                }
+            }
+            for await result in group { if let result { failures.append(result) } }
+            return failures
+        }
+    }
+}

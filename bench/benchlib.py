@@ -1,0 +1,396 @@
+"""Shared pieces of the Sluice benchmarks (Python 3 stdlib only).
+
+Every benchmark runs its peers (nginx, rclone, the fault origin, the gateway) as child processes
+on 127.0.0.1 in a temporary folder, stops them all on exit (also on Ctrl-C or an error), and
+writes `bench/results/NAME.json` plus a one-paragraph `bench/results/NAME.txt`.
+"""
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(BENCH_DIR)
+RESULTS_DIR = os.path.join(BENCH_DIR, "results")
+FAULT_ORIGIN = os.path.join(REPO, "Tests", "Fixtures", "fault_origin.py")
+MiB = 1 << 20
+GiB = 1 << 30
+
+
+class BenchError(Exception):
+    """A benchmark cannot go on; the message says why."""
+
+
+def parse_args(description, extra=None):
+    """Common options: --peers-only, --sluice PATH, --keep; `extra(parser)` adds a script's own."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument(
+        "--peers-only",
+        action="store_true",
+        help="run only the reference half (nginx / rclone / origin); the gateway half is skipped",
+    )
+    parser.add_argument(
+        "--sluice",
+        default=os.environ.get("SLUICE_BIN", os.path.join(REPO, ".build", "release", "sluice")),
+        help="gateway binary (default .build/release/sluice, or $SLUICE_BIN)",
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder (logs, configs)")
+    if extra:
+        extra(parser)
+    args = parser.parse_args()
+    if not args.peers_only and not os.access(args.sluice, os.X_OK):
+        sys.stderr.write(
+            "bench: the gateway binary %s is missing (or not executable).\n"
+            "       Build it first with `make build` (swift build -c release), or pass --sluice PATH.\n"
+            "       `--peers-only` runs just the nginx/rclone/origin half.\n" % args.sluice
+        )
+        sys.exit(2)
+    return args
+
+
+SEARCH_PATH = os.pathsep.join([os.environ.get("PATH", ""), "/usr/sbin", "/sbin"])
+
+
+def tool(name):
+    """The full path of a peer program; fails clearly when it is not installed."""
+    found = shutil.which(name, path=SEARCH_PATH)
+    if found is None:
+        raise BenchError("%s is not installed (run `scripts/install-deps --test`)" % name)
+    return found
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def median(values):
+    return statistics.median(values) if values else None
+
+
+def ratio(numerator, denominator):
+    if numerator is None or not denominator:
+        return None
+    return numerator / denominator
+
+
+def fmt(value, spec=".2f"):
+    return "n/a" if value is None else format(value, spec)
+
+
+def make_random_file(path, size):
+    """Incompressible content, so no layer can take a shortcut."""
+    with open(path, "wb") as f:
+        left = size
+        while left > 0:
+            n = min(left, 8 * MiB)
+            f.write(os.urandom(n))
+            left -= n
+
+
+def sha256_of(path, first=0, length=None):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        f.seek(first)
+        left = length if length is not None else os.fstat(f.fileno()).st_size - first
+        while left > 0:
+            block = f.read(min(left, 8 * MiB))
+            if not block:
+                break
+            digest.update(block)
+            left -= len(block)
+    return digest.hexdigest()
+
+
+def http_request(url, headers=None, method="GET", timeout=10.0):
+    """(status, headers, body); HTTP errors are answers, not exceptions."""
+    body = b"" if method == "POST" else None
+    request = urllib.request.Request(url, data=body, headers=headers or {}, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.headers, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+class Workspace:
+    """A temporary folder and the child processes started in it; `with` stops them all."""
+
+    def __init__(self, name, keep=False):
+        self.name = name
+        self.keep = keep
+        self.dir = tempfile.mkdtemp(prefix="sluice-bench-%s-" % name)
+        # nginx workers run as another user when the master is root; let them read our files.
+        os.chmod(self.dir, 0o755)
+        self.children = []
+
+    def __enter__(self):
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+        return self
+
+    def __exit__(self, *exc):
+        for name, proc in reversed(self.children):
+            self.stop(proc)
+        if self.keep:
+            print("bench: kept %s" % self.dir)
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+    def path(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+    def mkdir(self, *parts):
+        p = self.path(*parts)
+        os.makedirs(p, mode=0o755, exist_ok=True)
+        return p
+
+    def start(self, name, argv, env=None):
+        """Starts a peer in its own process group, output to NAME.log in the workspace."""
+        log = open(self.path(name + ".log"), "ab")
+        proc = subprocess.Popen(
+            argv,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=dict(os.environ, **(env or {})),
+            start_new_session=True,
+        )
+        log.close()
+        proc.bench_name = name
+        self.children.append((name, proc))
+        return proc
+
+    @staticmethod
+    def stop(proc):
+        if proc.poll() is not None:
+            return
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+    def stop_child(self, proc):
+        self.stop(proc)
+        self.children = [(n, p) for n, p in self.children if p is not proc]
+
+    def log_tail(self, name, lines=20):
+        try:
+            with open(self.path(name + ".log"), errors="replace") as f:
+                return "".join(f.readlines()[-lines:])
+        except OSError:
+            return ""
+
+    def wait_http(self, proc, url, timeout=30.0, ok=lambda status: True):
+        """Waits until `url` answers with a status `ok` accepts; fails if `proc` dies first."""
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise BenchError(
+                    "%s exited with %s before answering; its log:\n%s"
+                    % (proc.bench_name, proc.returncode, self.log_tail(proc.bench_name))
+                )
+            try:
+                status, _, _ = http_request(url, timeout=2)
+                if ok(status):
+                    return
+                last = "status %d" % status
+            except (OSError, urllib.error.URLError) as error:
+                last = str(error)
+            time.sleep(0.1)
+        raise BenchError("%s did not answer %s within %.0fs (%s)" % (proc.bench_name, url, timeout, last))
+
+    # -- peers ------------------------------------------------------------------------------
+
+    def nginx(self, name, server_blocks, http_extra=""):
+        """Starts nginx (2 workers, sendfile, keep-alive, no access log) with the given `server { }` blocks."""
+        prefix = self.mkdir(name)
+        user = "user root root;\n" if os.geteuid() == 0 else ""
+        conf = """%(user)sworker_processes 2;
+daemon off;
+pid %(prefix)s/nginx.pid;
+error_log %(prefix)s/error.log warn;
+events { worker_connections 4096; }
+http {
+    default_type application/octet-stream;
+    access_log off;
+    sendfile on;
+    # tcp_nopush (TCP_CORK) stalls each 64 KiB response ~40 ms on loopback (measured: 970 req/s
+    # with it, 22,000 without), which would make nginx a straw man; leave it off.
+    tcp_nopush off;
+    tcp_nodelay on;
+    keepalive_timeout 65;
+    keepalive_requests 1000000;
+    client_body_temp_path %(prefix)s/client_body;
+    proxy_temp_path %(prefix)s/proxy_temp;
+    fastcgi_temp_path %(prefix)s/fastcgi;
+    uwsgi_temp_path %(prefix)s/uwsgi;
+    scgi_temp_path %(prefix)s/scgi;
+%(http_extra)s
+%(servers)s
+}
+""" % {"user": user, "prefix": prefix, "http_extra": http_extra, "servers": server_blocks}
+        conf_path = os.path.join(prefix, "nginx.conf")
+        with open(conf_path, "w") as f:
+            f.write(conf)
+        check = subprocess.run([tool("nginx"), "-t", "-p", prefix, "-c", conf_path], capture_output=True, text=True)
+        if check.returncode != 0:
+            raise BenchError("nginx rejected its config:\n%s" % check.stderr)
+        return self.start(name, [tool("nginx"), "-p", prefix, "-c", conf_path])
+
+    def fault_origin(self, name, root, extra_args=()):
+        """Starts Tests/Fixtures/fault_origin.py; returns (process, port)."""
+        port_file = self.path(name + ".port")
+        proc = self.start(
+            name, [sys.executable, FAULT_ORIGIN, "--root", root, "--port", "0", "--port-file", port_file, *extra_args]
+        )
+        deadline = time.monotonic() + 15
+        while not os.path.exists(port_file):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise BenchError("fault origin did not start:\n%s" % self.log_tail(name))
+            time.sleep(0.05)
+        with open(port_file) as f:
+            return proc, int(f.read())
+
+    def rclone_webdav(self, name, root, user, password):
+        """Starts `rclone serve webdav` with Basic auth; returns (process, port)."""
+        port = free_port()
+        proc = self.start(
+            name,
+            [tool("rclone"), "serve", "webdav", root, "--addr", "127.0.0.1:%d" % port,
+             "--user", user, "--pass", password, "--config", "/dev/null"],
+        )
+        self.wait_http(proc, "http://127.0.0.1:%d/" % port, ok=lambda s: s in (200, 401, 404))
+        return proc, port
+
+    def sluice(self, name, binary, upstreams, cache_dir, max_size="4GiB", env=None):
+        """Writes a gateway config and starts `sluice serve`; returns (process, port)."""
+        port = free_port()
+        config = {
+            "server": {"listen": "127.0.0.1:%d" % port},
+            "cache": {"directory": cache_dir, "maxSize": max_size},
+            "upstreams": upstreams,
+            "logging": {"level": "warning"},
+        }
+        config_path = self.path(name + ".json")
+        with open(config_path, "w") as f:
+            json.dump(config, f, indent=2)
+        proc = self.start(name, [binary, "serve", "--config", config_path], env=env)
+        self.wait_http(proc, "http://127.0.0.1:%d/healthz" % port, ok=lambda s: s == 200)
+        return proc, port
+
+
+# -- load tools ---------------------------------------------------------------------------------
+
+CURL_FORMAT = "%{http_code} %{size_download} %{time_starttransfer} %{speed_download} %{time_total}"
+
+
+def curl_once(url, headers=(), auth=None, output=os.devnull):
+    """One GET with curl: dict of status, size, ttfb (s), speed (B/s), total (s)."""
+    argv = [tool("curl"), "-s", "-o", output, "-w", CURL_FORMAT]
+    for header in headers:
+        argv += ["-H", header]
+    if auth:
+        argv += ["-u", auth]
+    argv.append(url)
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BenchError("curl %s failed (exit %d): %s" % (url, done.returncode, done.stderr.strip()))
+    status, size, ttfb, speed, total = done.stdout.split()
+    return {"status": int(status), "size": int(size), "ttfb": float(ttfb), "speed": float(speed), "total": float(total)}
+
+
+def expect_transfer(result, status, size, what):
+    if result["status"] != status or result["size"] != size:
+        raise BenchError(
+            "%s: expected %d with %d bytes, got %d with %d bytes" % (what, status, size, result["status"], result["size"])
+        )
+
+
+WRK_DONE = "BENCH_JSON "
+
+
+def wrk(url, script, connections, seconds, script_args=(), threads=2):
+    """Runs wrk; returns the JSON its Lua `done` hook printed (see bench/random_range.lua)."""
+    argv = [tool("wrk"), "-t%d" % threads, "-c%d" % connections, "-d%ds" % seconds, "--timeout", "10s",
+            "-s", script, url, "--", *map(str, script_args)]
+    done = subprocess.run(argv, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BenchError("wrk failed (exit %d): %s" % (done.returncode, done.stderr.strip()))
+    for line in done.stdout.splitlines():
+        if line.startswith(WRK_DONE):
+            return json.loads(line[len(WRK_DONE):])
+    raise BenchError("wrk printed no summary:\n%s" % done.stdout)
+
+
+# -- results ------------------------------------------------------------------------------------
+
+def versions(sluice=None):
+    def first_line(argv):
+        try:
+            done = subprocess.run(argv, capture_output=True, text=True, timeout=10)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        text = (done.stdout or done.stderr).strip()
+        return text.splitlines()[0] if text else None
+
+    found = {"python": platform.python_version()}
+    for name, flag in (("nginx", "-v"), ("rclone", "version"), ("wrk", "--version"), ("curl", "--version")):
+        path = shutil.which(name, path=SEARCH_PATH)
+        found[name] = first_line([path, flag]) if path else None
+    if sluice:
+        found["sluice"] = first_line([sluice, "version"])
+    return found
+
+
+def write_results(name, params, results, summary, sluice=None):
+    """Writes bench/results/NAME.json and NAME.txt and prints the summary."""
+    os.makedirs(RESULTS_DIR, exist_ok=True)
+    document = {
+        "benchmark": name,
+        "finished": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cores": os.cpu_count(), "kernel": platform.release(), "machine": platform.machine()},
+        "versions": versions(sluice),
+        "params": params,
+        "results": results,
+        "summary": summary,
+    }
+    with open(os.path.join(RESULTS_DIR, name + ".json"), "w") as f:
+        json.dump(document, f, indent=2)
+        f.write("\n")
+    with open(os.path.join(RESULTS_DIR, name + ".txt"), "w") as f:
+        f.write(summary + "\n")
+    print("\n" + summary)
+    print("bench: wrote bench/results/%s.json and bench/results/%s.txt" % (name, name))
+
+
+def main(run):
+    """Runs `run()`, turning a BenchError into a one-line failure and exit status 1."""
+    try:
+        run()
+    except BenchError as error:
+        sys.stderr.write("bench: FAILED: %s\n" % error)
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.stderr.write("bench: interrupted\n")
+        sys.exit(130)
