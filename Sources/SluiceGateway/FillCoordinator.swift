@@ -54,6 +54,7 @@ final class FillCoordinator: Sendable {
         case cancel(any FetchHandle)
         case store(fill: Int, chunk: Int64, bytes: [UInt8])
         case successor(ReaderID, ReaderContext, at: Int64)
+        case launch(fill: Int)
         case retry(fill: Int, after: Duration)
     }
 
@@ -83,7 +84,7 @@ final class FillCoordinator: Sendable {
         var actions: [Action] = []
         let step = state.withLock { state -> FillReadStep in
             if state.failed[reader] != nil { return .failed }
-            forget(reader, before: p, context: context, in: &state, actions: &actions)
+            track(reader, at: p, context: context, in: &state, actions: &actions)
             guard let id = state.fillID(covering: p, for: context) else { return .store }
             return attach(reader, context, at: p, to: id, into: out, in: &state, actions: &actions)
         }
@@ -106,7 +107,7 @@ final class FillCoordinator: Sendable {
             guard !present.contains(chunk) else { return .store }
             let id = create(context, from: chunk, present: present, in: &state)
             state.fills[id]?.interest[reader] = p
-            actions.append(.retry(fill: id, after: .zero))
+            actions.append(.launch(fill: id))
             return .pending
         }
         perform(actions)
@@ -151,14 +152,12 @@ final class FillCoordinator: Sendable {
     func started(_ id: Int, _ start: FetchStart) -> FetchAdvice {
         var actions: [Action] = []
         let advice = state.withLock { state -> FetchAdvice in
-            guard var fill = state.fills[id], fill.phase != .stopped else { return .stop }
-            defer { state.fills[id] = fill }
-            guard start.info.validator == fill.info.validator, start.info.length == fill.info.length,
-                let delivered = start.delivered, delivered.first <= fill.position
+            guard var fill = state.fills.removeValue(forKey: id), fill.phase != .stopped else { return .stop }
+            guard !start.info.isOtherVersion(of: fill.info), let delivered = start.delivered,
+                delivered.first <= fill.position
             else {
                 state.fills[id] = fill
                 fail(id, .changed, in: &state, actions: &actions)
-                fill = state.fills[id] ?? fill
                 return .stop
             }
             if delivered.first < fill.position, fill.attempts == 0, fill.start > 0 {
@@ -170,6 +169,7 @@ final class FillCoordinator: Sendable {
             } else {
                 fill.skip = fill.position - delivered.first
             }
+            state.fills[id] = fill
             return .proceed
         }
         perform(actions)
@@ -179,38 +179,40 @@ final class FillCoordinator: Sendable {
     func received(_ id: Int, _ bytes: UnsafeRawBufferPointer) -> FetchAdvice {
         var actions: [Action] = []
         let advice = state.withLock { state -> FetchAdvice in
-            guard var fill = state.fills[id], fill.phase != .stopped else { return .stop }
+            // Taken out of the table while mutated, so appending to its buffer never copies it.
+            guard var fill = state.fills.removeValue(forKey: id) else { return .stop }
+            defer { state.fills[id] = fill }
+            guard fill.phase != .stopped else { return .stop }
             var slice = bytes
             let dropped = Int(min(Int64(slice.count), fill.skip))
             fill.skip -= Int64(dropped)
             slice = UnsafeRawBufferPointer(rebasing: slice[dropped...])
-            let kept = Int(min(Int64(slice.count), fill.end - fill.position))
-            fill.buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: slice[..<kept]))
-            metrics.add(bytesFromUpstream: Int64(kept), upstream: fill.asset.upstream)
-            let chunkBytes = Int(min(settings.chunkSize, fill.info.length - fill.bufferStart))
-            if fill.buffer.count >= chunkBytes {
-                let chunk = fill.bufferStart / settings.chunkSize
-                let rest = Array(fill.buffer[chunkBytes...])
-                fill.buffer.removeLast(fill.buffer.count - chunkBytes)
-                fill.recent[fill.bufferStart] = fill.buffer
-                actions.append(.store(fill: id, chunk: chunk, bytes: fill.buffer))
-                fill.bufferStart += Int64(chunkBytes)
-                fill.buffer = rest
+            slice = UnsafeRawBufferPointer(rebasing: slice[..<Int(min(Int64(slice.count), fill.end - fill.position))])
+            metrics.add(bytesFromUpstream: Int64(slice.count), upstream: fill.asset.upstream)
+            while !slice.isEmpty {
+                let chunkBytes = Int(min(settings.chunkSize, fill.info.length - fill.bufferStart))
+                if fill.buffer.capacity < chunkBytes { fill.buffer.reserveCapacity(chunkBytes) }
+                let n = min(slice.count, chunkBytes - fill.buffer.count)
+                fill.buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: slice[..<n]))
+                slice = UnsafeRawBufferPointer(rebasing: slice[n...])
+                if fill.buffer.count == chunkBytes {
+                    let completed = fill.buffer
+                    fill.recent[fill.bufferStart] = completed
+                    actions.append(.store(fill: id, chunk: fill.bufferStart / settings.chunkSize, bytes: completed))
+                    fill.bufferStart += Int64(chunkBytes)
+                    fill.buffer = []
+                }
             }
             for waker in fill.waiters.values { actions.append(.wake(waker)) }
             fill.waiters = [:]
-            let advice: FetchAdvice
             if fill.position >= fill.end || (fill.interest.isEmpty && fill.buffer.isEmpty) {
-                fill.phase = .stopped
-                advice = .stop
-            } else if fill.shouldPause(readahead: settings.readahead, chunkSize: settings.chunkSize) {
-                fill.phase = .paused
-                advice = .pause
-            } else {
-                advice = .proceed
+                return .stop
             }
-            state.fills[id] = fill
-            return advice
+            if fill.shouldPause(readahead: settings.readahead, chunkSize: settings.chunkSize) {
+                fill.phase = .paused
+                return .pause
+            }
+            return .proceed
         }
         perform(actions)
         return advice
@@ -260,29 +262,41 @@ final class FillCoordinator: Sendable {
             return .bytes(n)
         }
         fill.interest[reader] = p
-        if fill.phase == .paused, !fill.shouldPause(readahead: settings.readahead, chunkSize: settings.chunkSize),
-            let fetch = fill.fetch
-        {
-            fill.phase = .running
-            actions.append(.resume(fetch))
-        }
         let horizon = min(context.rangeEnd + settings.readahead, fill.info.length)
         if !fill.successorStarted, fill.end < horizon, fill.end - p <= settings.readahead {
             fill.successorStarted = true
             actions.append(.successor(reader, context, at: fill.end))
         }
+        state.fills[id] = fill
+        resumeIfWanted(id, in: &state, actions: &actions)
+        fill = state.fills[id]!
         return .pending
     }
 
-    /// Drops the reader's interest in fills of this asset that end at or before `p`: it has moved past them.
-    private func forget(
-        _ reader: ReaderID, before p: Int64, context: ReaderContext, in state: inout State, actions: inout [Action]
+    /// Follows the reader to `p` in every fill of its asset it is attached to: fills it has moved past lose it,
+    /// the others learn where it is (it may be reading what they wrote from the store), and resume if it caught up.
+    private func track(
+        _ reader: ReaderID, at p: Int64, context: ReaderContext, in state: inout State, actions: inout [Action]
     ) {
         for id in Array(state.fills.keys) where state.fills[id]!.key == context.key {
-            guard let at = state.fills[id]!.interest[reader], state.fills[id]!.end <= p || at > p else { continue }
-            state.fills[id]!.interest[reader] = nil
-            release(id, in: &state, actions: &actions)
+            guard let at = state.fills[id]!.interest[reader] else { continue }
+            if state.fills[id]!.end <= p {
+                state.fills[id]!.interest[reader] = nil
+                release(id, in: &state, actions: &actions)
+            } else if p > at {
+                state.fills[id]!.interest[reader] = p
+                resumeIfWanted(id, in: &state, actions: &actions)
+            }
         }
+    }
+
+    /// Resumes a paused fill whose readers now want more.
+    private func resumeIfWanted(_ id: Int, in state: inout State, actions: inout [Action]) {
+        guard let fill = state.fills[id], fill.phase == .paused, let fetch = fill.fetch,
+            !fill.shouldPause(readahead: settings.readahead, chunkSize: settings.chunkSize)
+        else { return }
+        state.fills[id]!.phase = .running
+        actions.append(.resume(fetch))
     }
 
     /// Creates a fill from `chunk` up to the fill limit, the next present chunk or the next fill, whichever is
@@ -305,7 +319,6 @@ final class FillCoordinator: Sendable {
         state.fills[id] = FillState(
             id: id, asset: context.asset, key: context.key, info: context.info, upstream: context.upstream,
             start: start, end: end, bufferStart: start)
-        metrics.fetchStarted()
         return id
     }
 
@@ -331,7 +344,6 @@ final class FillCoordinator: Sendable {
     /// Ends fill `id`: its transfer is cancelled, waiters woken; kept only while readers still read its memory.
     private func stop(_ id: Int, in state: inout State, actions: inout [Action]) {
         guard var fill = state.fills[id] else { return }
-        if fill.phase != .stopped { metrics.fetchEnded() }
         fill.phase = .stopped
         if let fetch = fill.fetch { actions.append(.cancel(fetch)) }
         fill.fetch = nil
@@ -361,12 +373,9 @@ final class FillCoordinator: Sendable {
             case .cancel(let fetch): fetch.cancel()
             case .store(let id, let chunk, let bytes): write(chunk, bytes, of: id)
             case .successor(let reader, let context, let offset): startSuccessor(reader, context, at: offset)
+            case .launch(let id): launch(id)
             case .retry(let id, let delay):
-                if delay == .zero {
-                    launch(id)
-                } else {
-                    DispatchQueue.global().asyncAfter(deadline: .now() + delay.timeInterval) { self.launch(id) }
-                }
+                DispatchQueue.global().asyncAfter(deadline: .now() + delay.timeInterval) { self.launch(id) }
             }
         }
     }

@@ -17,8 +17,6 @@ final class GatewayMetrics: Sendable {
         var bytesFromCache: Int64 = 0
         /// Bytes received from each upstream.
         var bytesFromUpstream: [String: Int64] = [:]
-        /// Upstream fetches running now.
-        var inflightFetches = 0
         /// Time to first upstream byte, per upstream.
         var firstByte: [String: Histogram] = [:]
         /// Failed upstream requests per upstream and error kind.
@@ -91,10 +89,4 @@ final class GatewayMetrics: Sendable {
     func recordUpstreamError(_ error: UpstreamError, upstream: String) {
         state.withLock { $0.upstreamErrors[upstream, default: [:]][error.kind, default: 0] += 1 }
     }
-
-    /// An upstream fetch started.
-    func fetchStarted() { state.withLock { $0.inflightFetches += 1 } }
-
-    /// An upstream fetch ended.
-    func fetchEnded() { state.withLock { $0.inflightFetches -= 1 } }
 }
