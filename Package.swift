@@ -26,7 +26,8 @@ let package = Package(
         ),
         .executableTarget(name: "sluice", dependencies: ["SluiceGateway"]),
 
-        .target(name: "SluiceTestSupport", dependencies: ["SluiceCore"], path: "Tests/SluiceTestSupport"),
+        .target(
+            name: "SluiceTestSupport", dependencies: ["SluiceCore", "SluiceGateway"], path: "Tests/SluiceTestSupport"),
         .testTarget(name: "SluiceCoreTests", dependencies: ["SluiceCore"]),
         .testTarget(name: "SluiceCryptoTests", dependencies: ["SluiceCrypto"]),
         .testTarget(name: "SluiceHTTPTests", dependencies: ["SluiceHTTP", "SluiceTestSupport"]),

@@ -27,7 +27,6 @@ REPO = os.path.dirname(BENCH_DIR)
 RESULTS_DIR = os.path.join(BENCH_DIR, "results")
 FAULT_ORIGIN = os.path.join(REPO, "Tests", "Fixtures", "fault_origin.py")
 MiB = 1 << 20
-GiB = 1 << 30
 
 
 class BenchError(Exception):
@@ -51,6 +50,7 @@ def parse_args(description, extra=None):
     if extra:
         extra(parser)
     args = parser.parse_args()
+    args.sluice = os.path.abspath(args.sluice)
     if not args.peers_only and not os.access(args.sluice, os.X_OK):
         sys.stderr.write(
             "bench: the gateway binary %s is missing (or not executable).\n"
@@ -102,17 +102,13 @@ def make_random_file(path, size):
             left -= n
 
 
-def sha256_of(path, first=0, length=None):
+def sha256_of(path, first=0):
+    """SHA-256 of the file's bytes from `first` to the end."""
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         f.seek(first)
-        left = length if length is not None else os.fstat(f.fileno()).st_size - first
-        while left > 0:
-            block = f.read(min(left, 8 * MiB))
-            if not block:
-                break
+        for block in iter(lambda: f.read(8 * MiB), b""):
             digest.update(block)
-            left -= len(block)
     return digest.hexdigest()
 
 
@@ -131,11 +127,8 @@ class Workspace:
     """A temporary folder and the child processes started in it; `with` stops them all."""
 
     def __init__(self, name, keep=False):
-        self.name = name
         self.keep = keep
         self.dir = tempfile.mkdtemp(prefix="sluice-bench-%s-" % name)
-        # nginx workers run as another user when the master is root; let them read our files.
-        os.chmod(self.dir, 0o755)
         self.children = []
 
     def __enter__(self):
@@ -143,7 +136,7 @@ class Workspace:
         return self
 
     def __exit__(self, *exc):
-        for name, proc in reversed(self.children):
+        for proc in reversed(self.children):
             self.stop(proc)
         if self.keep:
             print("bench: kept %s" % self.dir)
@@ -156,7 +149,7 @@ class Workspace:
 
     def mkdir(self, *parts):
         p = self.path(*parts)
-        os.makedirs(p, mode=0o755, exist_ok=True)
+        os.makedirs(p, exist_ok=True)
         return p
 
     def start(self, name, argv, env=None):
@@ -172,7 +165,7 @@ class Workspace:
         )
         log.close()
         proc.bench_name = name
-        self.children.append((name, proc))
+        self.children.append(proc)
         return proc
 
     @staticmethod
@@ -191,7 +184,7 @@ class Workspace:
 
     def stop_child(self, proc):
         self.stop(proc)
-        self.children = [(n, p) for n, p in self.children if p is not proc]
+        self.children.remove(proc)
 
     def log_tail(self, name, lines=20):
         try:
@@ -222,9 +215,10 @@ class Workspace:
 
     # -- peers ------------------------------------------------------------------------------
 
-    def nginx(self, name, server_blocks, http_extra=""):
-        """Starts nginx (2 workers, sendfile, keep-alive, no access log) with the given `server { }` blocks."""
+    def nginx(self, name, blocks):
+        """Starts nginx (2 workers, sendfile, keep-alive, no access log); `blocks` go inside `http { }`."""
         prefix = self.mkdir(name)
+        # As root, nginx would run its workers as `nobody`, who cannot read the private temp folder.
         user = "user root root;\n" if os.geteuid() == 0 else ""
         conf = """%(user)sworker_processes 2;
 daemon off;
@@ -246,10 +240,9 @@ http {
     fastcgi_temp_path %(prefix)s/fastcgi;
     uwsgi_temp_path %(prefix)s/uwsgi;
     scgi_temp_path %(prefix)s/scgi;
-%(http_extra)s
-%(servers)s
+%(blocks)s
 }
-""" % {"user": user, "prefix": prefix, "http_extra": http_extra, "servers": server_blocks}
+""" % {"user": user, "prefix": prefix, "blocks": blocks}
         conf_path = os.path.join(prefix, "nginx.conf")
         with open(conf_path, "w") as f:
             f.write(conf)
@@ -258,12 +251,10 @@ http {
             raise BenchError("nginx rejected its config:\n%s" % check.stderr)
         return self.start(name, [tool("nginx"), "-p", prefix, "-c", conf_path])
 
-    def fault_origin(self, name, root, extra_args=()):
+    def fault_origin(self, name, root):
         """Starts Tests/Fixtures/fault_origin.py; returns (process, port)."""
         port_file = self.path(name + ".port")
-        proc = self.start(
-            name, [sys.executable, FAULT_ORIGIN, "--root", root, "--port", "0", "--port-file", port_file, *extra_args]
-        )
+        proc = self.start(name, [sys.executable, FAULT_ORIGIN, "--root", root, "--port", "0", "--port-file", port_file])
         deadline = time.monotonic() + 15
         while not os.path.exists(port_file):
             if proc.poll() is not None or time.monotonic() > deadline:
@@ -305,11 +296,9 @@ http {
 CURL_FORMAT = "%{http_code} %{size_download} %{time_starttransfer} %{speed_download} %{time_total}"
 
 
-def curl_once(url, headers=(), auth=None, output=os.devnull):
+def curl_once(url, auth=None, output=os.devnull):
     """One GET with curl: dict of status, size, ttfb (s), speed (B/s), total (s)."""
     argv = [tool("curl"), "-s", "-o", output, "-w", CURL_FORMAT]
-    for header in headers:
-        argv += ["-H", header]
     if auth:
         argv += ["-u", auth]
     argv.append(url)

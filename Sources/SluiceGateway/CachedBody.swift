@@ -27,7 +27,10 @@ final class CachedBody: HTTPBodySource {
     private let state = Mutex(State())
 
     /// Creates a reader of `range` for `context`'s asset; it holds a lease on the asset until closed.
-    init(context: ReaderContext, range: ByteRange, store: ChunkStore, coordinator: FillCoordinator, metrics: GatewayMetrics) {
+    init(
+        context: ReaderContext, range: ByteRange, store: ChunkStore, coordinator: FillCoordinator,
+        metrics: GatewayMetrics
+    ) {
         self.context = context
         self.range = range
         self.store = store
@@ -85,7 +88,8 @@ final class CachedBody: HTTPBodySource {
         guard store.options.encryptionKey != nil else {
             let count = min(Int64(out.count), chunkEnd - p)
             return Result { () throws(CacheError) in
-                let bytes = try store.read(ByteRange(offset: p, count: count), of: context.key, validator: context.info.validator)
+                let bytes = try store.read(
+                    ByteRange(offset: p, count: count), of: context.key, validator: context.info.validator)
                 return copy(bytes, from: 0, into: out)
             }
         }
@@ -115,7 +119,9 @@ extension CachedBody {
     func prime() async -> UpstreamError? {
         var scratch: [UInt8] = [0]
         let step = scratch.withUnsafeMutableBytes { read(at: 0, into: $0) }
-        guard step == .pending else { return step == .failed ? coordinator.failure(of: ReaderID(self)) ?? .cancelled : nil }
+        guard step == .pending else {
+            return step == .failed ? coordinator.failure(of: ReaderID(self)) ?? .cancelled : nil
+        }
         await withCheckedContinuation { continuation in onReadable { continuation.resume() } }
         return coordinator.failure(of: ReaderID(self))
     }

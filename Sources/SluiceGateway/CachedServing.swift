@@ -28,7 +28,9 @@ struct CachedServing: AssetServing {
         if let entry, !changed, Date().timeIntervalSince(entry.fetchedAt) < revalidateAfter.timeInterval {
             return (entry.info, true)
         }
-        switch await flights.run(key, { () async throws(UpstreamError) in try await upstream.contentInfo(for: asset.path) }) {
+        switch await flights.run(
+            key, { () async throws(UpstreamError) in try await upstream.contentInfo(for: asset.path) })
+        {
         case .success(let info):
             do {
                 _ = try store.recordContentInfo(info, for: key, at: Date())
@@ -66,7 +68,8 @@ struct CachedServing: AssetServing {
         }
         let body = CachedBody(context: context, range: range, store: store, coordinator: coordinator, metrics: metrics)
         guard status != .hit else {
-            return ServedBody(body: .stream(length: range.count, source: body), cacheStatus: .hit, upstreamFirstByte: nil)
+            return ServedBody(
+                body: .stream(length: range.count, source: body), cacheStatus: .hit, upstreamFirstByte: nil)
         }
         let clock = ContinuousClock()
         let began = clock.now
@@ -76,7 +79,8 @@ struct CachedServing: AssetServing {
         }
         let firstByte = clock.now - began
         metrics.observeFirstByte(firstByte, upstream: asset.upstream)
-        return ServedBody(body: .stream(length: range.count, source: body), cacheStatus: status, upstreamFirstByte: firstByte)
+        return ServedBody(
+            body: .stream(length: range.count, source: body), cacheStatus: status, upstreamFirstByte: firstByte)
     }
 }
 

@@ -233,8 +233,11 @@ final class FillCoordinator: Sendable {
                 let delay = settings.retryDelay * (1 << (fill.attempts - 1))
                 logger.warning(
                     "upstream body broke, resuming",
-                    ["asset": fill.asset.description, "offset": String(fill.position), "attempt": String(fill.attempts),
-                     "error": String(describing: error!)])
+                    [
+                        "asset": fill.asset.description, "offset": String(fill.position),
+                        "attempt": String(fill.attempts),
+                        "error": String(describing: error!),
+                    ])
                 actions.append(.retry(fill: id, after: delay))
                 return
             }

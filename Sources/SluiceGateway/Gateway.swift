@@ -57,7 +57,8 @@ public final class Gateway: Sendable {
         do {
             store = try ChunkStore(
                 options: CacheOptions(
-                    directory: cache.directory, maxSize: cache.maxSize, maxAge: cache.maxAge, chunkSize: cache.chunkSize,
+                    directory: cache.directory, maxSize: cache.maxSize, maxAge: cache.maxAge,
+                    chunkSize: cache.chunkSize,
                     encryptionKey: cache.encryptionKeyBytes),
                 logger: logger)
         } catch {

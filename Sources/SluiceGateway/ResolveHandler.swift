@@ -36,7 +36,9 @@ struct ResolveHandler: Sendable {
 extension HTTPResponse {
     /// A 200 (or `status`) response with a JSON body.
     static func json(_ object: Any, status: Int = 200) -> HTTPResponse {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data()
         return HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: .bytes([UInt8](data)))
     }
 }

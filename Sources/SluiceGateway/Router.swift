@@ -36,7 +36,8 @@ struct Router: Sendable {
 
     /// A client-supplied id is echoed only when it is short and plain, so it cannot forge log lines.
     private static func acceptableID(_ id: String) -> String? {
-        id.count <= 64 && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") } ? id : nil
+        id.count <= 64 && id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+            ? id : nil
     }
 
     private static func newID() -> String {

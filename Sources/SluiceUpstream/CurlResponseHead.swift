@@ -1,6 +1,6 @@
 /// Status and header fields of the final response of a transfer (after redirects, `100 Continue` and
 /// authentication challenges), copied out of libcurl's header store.
-struct CurlResponseHead: Sendable, Equatable {
+struct CurlResponseHead: Sendable {
     /// HTTP status code.
     var status: Int
     /// Header fields in arrival order, names lowercased.
@@ -12,7 +12,4 @@ struct CurlResponseHead: Sendable, Equatable {
         return fields.first { $0.name == lowered }?.value
     }
 
-    static func == (lhs: CurlResponseHead, rhs: CurlResponseHead) -> Bool {
-        lhs.status == rhs.status && lhs.fields.elementsEqual(rhs.fields) { $0 == $1 }
-    }
 }

@@ -48,7 +48,9 @@ final class CurlTransfer: @unchecked Sendable {
         }
         let added = curl_multi_add_handle(multi, easy)
         guard added == CURLM_OK else {
-            finish(in: multi, .failed(.transport(code: Int(added.rawValue), message: String(cString: curl_multi_strerror(added)))))
+            finish(
+                in: multi,
+                .failed(.transport(code: Int(added.rawValue), message: String(cString: curl_multi_strerror(added)))))
             return false
         }
         return true
@@ -84,7 +86,8 @@ final class CurlTransfer: @unchecked Sendable {
             sluice_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS)),
             sluice_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, request.timeouts.connect.milliseconds),
             sluice_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, request.timeouts.lowSpeedBytesPerSecond),
-            sluice_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, request.timeouts.lowSpeedTime.milliseconds / 1000)),
+            sluice_easy_setopt_long(
+                easy, CURLOPT_LOW_SPEED_TIME, max(1, request.timeouts.lowSpeedTime.milliseconds / 1000)),
             sluice_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, list),
         ]
         switch request.method {
@@ -263,12 +266,5 @@ final class CurlTransfer: @unchecked Sendable {
             previous = header
         }
         return CurlResponseHead(status: status, fields: fields)
-    }
-}
-
-extension Duration {
-    /// Whole milliseconds, as libcurl's `_MS` options take them.
-    var milliseconds: Int {
-        Int(components.seconds) * 1000 + Int(components.attoseconds / 1_000_000_000_000_000)
     }
 }

@@ -1,5 +1,5 @@
 /// How a transfer ended, as reported to its delegate.
-enum CurlCompletion: Sendable, Equatable {
+enum CurlCompletion: Sendable {
     /// The whole response arrived.
     case finished
     /// The delegate answered ``FetchAdvice/stop`` and the transfer was aborted.

@@ -32,7 +32,8 @@ final class DirectoryFetch: FetchHandle, @unchecked Sendable {
     private var buffer: UnsafeMutableRawBufferPointer?
 
     /// Starts reading `range` of `path` under `root` on `queue`.
-    init(root: String, path: AssetPath, range: ByteRange?, ifRange: String?, sink: any FetchSink, queue: DispatchQueue) {
+    init(root: String, path: AssetPath, range: ByteRange?, ifRange: String?, sink: any FetchSink, queue: DispatchQueue)
+    {
         self.root = root
         self.path = path
         self.range = range
@@ -115,7 +116,10 @@ final class DirectoryFetch: FetchHandle, @unchecked Sendable {
             let count = pread(file.descriptor, buffer.baseAddress, wanted, off_t(next))
             if count < 0, errno == EINTR { continue }
             guard count > 0 else {
-                finish(count == 0 ? .protocolViolation("file shrank while read") : .transport(code: Int(errno), message: String(cString: strerror(errno))))
+                finish(
+                    count == 0
+                        ? .protocolViolation("file shrank while read")
+                        : .transport(code: Int(errno), message: String(cString: strerror(errno))))
                 return
             }
             next += Int64(count)

@@ -36,7 +36,8 @@ struct DirectoryFile {
             throw .notFound
         }
         let nanoseconds = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
-        let etag = "\"\(String(status.st_ino, radix: 16))-\(String(status.st_size, radix: 16))-\(String(nanoseconds, radix: 16))\""
+        let etag =
+            "\"\(String(status.st_ino, radix: 16))-\(String(status.st_size, radix: 16))-\(String(nanoseconds, radix: 16))\""
         let info = ContentInfo(
             length: Int64(status.st_size),
             contentType: MediaType.forFileName(path.segments[path.segments.count - 1]),

@@ -61,7 +61,8 @@ struct HTTPOrigin: Sendable {
             condition = ifRange.flatMap(IfRangeCondition.init)
             if let condition { headers.append("If-Range: \(condition.headerValue)") }
         }
-        let delegate = FetchTransferDelegate(sink: sink, validation: FetchValidation(requested: range, ifRange: condition))
+        let delegate = FetchTransferDelegate(
+            sink: sink, validation: FetchValidation(requested: range, ifRange: condition))
         let transfer = CurlTransfer(request: request("GET", path, headers: headers), delegate: delegate)
         client.start(transfer)
         return CurlFetchHandle(inbox: client.inbox, transfer: transfer)

@@ -1,7 +1,8 @@
 import Foundation
 import SluiceCore
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// The properties of one resource read from a `207 Multi-Status` PROPFIND answer (RFC 4918 §9.1, §14.16).

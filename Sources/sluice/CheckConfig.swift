@@ -6,7 +6,9 @@ enum CheckConfig {
             return 64
         }
         guard let config = ConfigArgument.load(path) else { return 78 }
-        print("\(path): OK (\(config.upstreams.count) upstreams: \(config.upstreams.keys.sorted().joined(separator: ", ")))")
+        print(
+            "\(path): OK (\(config.upstreams.count) upstreams: \(config.upstreams.keys.sorted().joined(separator: ", ")))"
+        )
         return 0
     }
 }

@@ -133,12 +133,11 @@ def parse_single_range(header, size):
             return "unsatisfiable"
         return (max(0, size - suffix), size - 1)
     first = int(first_s)
-    last = int(last_s) if last_s else size - 1
-    if last < first:
+    if last_s and int(last_s) < first:
         return None
     if first >= size:
         return "unsatisfiable"
-    return (first, min(last, size - 1))
+    return (first, min(int(last_s), size - 1) if last_s else size - 1)
 
 
 def etag_matches(header, etag):
@@ -435,7 +434,7 @@ class Server(http.server.ThreadingHTTPServer):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--root", required=True, help="folder whose files are served")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")

@@ -58,10 +58,9 @@ final class CollectingSink: FetchSink {
     /// Bytes received so far.
     var receivedCount: Int { state.withLock { $0.outcome.bytes.count } }
 
-    /// Waits (polling) for `finish`; nil when it did not come within `limit`.
+    /// Waits (polling every 5 ms, `limit` worth of polls) for `finish`; nil when it did not come.
     func outcome(within limit: Duration = .seconds(30)) async -> FetchOutcome? {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
+        for _ in 0...Int(limit / .milliseconds(5)) {
             if let outcome = state.withLock({ $0.finished ? $0.outcome : nil }) { return outcome }
             try? await Task.sleep(for: .milliseconds(5))
         }

@@ -19,9 +19,12 @@ import Testing
         try content.write("films/movie.MKV", data)
         try content.write("empty.txt", [])
         try outside.write("secret.txt", Array("outside".utf8))
-        try FileManager.default.createSymbolicLink(atPath: content.file("escape.txt"), withDestinationPath: outside.file("secret.txt"))
-        try FileManager.default.createSymbolicLink(atPath: content.file("escape-dir"), withDestinationPath: outside.path)
-        try FileManager.default.createSymbolicLink(atPath: content.file("alias.mkv"), withDestinationPath: "films/movie.MKV")
+        try FileManager.default.createSymbolicLink(
+            atPath: content.file("escape.txt"), withDestinationPath: outside.file("secret.txt"))
+        try FileManager.default.createSymbolicLink(
+            atPath: content.file("escape-dir"), withDestinationPath: outside.path)
+        try FileManager.default.createSymbolicLink(
+            atPath: content.file("alias.mkv"), withDestinationPath: "films/movie.MKV")
         try FileManager.default.createSymbolicLink(atPath: content.file("up"), withDestinationPath: "..")
         mkfifo(content.file("pipe.mp3"), 0o644)
         upstream = try makeUpstream(TestFixtures.config(.directory, root: content.path), client: client)
@@ -50,18 +53,23 @@ import Testing
         #expect(whole.map { TestFixtures.sameBytes($0.bytes, data[...]) } == true)
         let empty = await TestFixtures.fetch(upstream, "empty.txt")
         #expect(empty?.error == nil && empty?.startCalls == 1 && empty?.start?.delivered == nil)
-        let past = await TestFixtures.fetch(upstream, "films/movie.MKV", range: ByteRange(first: Int64(data.count), last: Int64(data.count)))
+        let past = await TestFixtures.fetch(
+            upstream, "films/movie.MKV", range: ByteRange(first: Int64(data.count), last: Int64(data.count)))
         #expect(past?.error == .rangeNotSatisfiable(length: Int64(data.count)))
         let info = try await upstream.contentInfo(for: TestFixtures.path("films/movie.MKV"))
-        let guarded = await TestFixtures.fetch(upstream, "films/movie.MKV", range: ByteRange(first: 1, last: 2), ifRange: info.etag)
+        let guarded = await TestFixtures.fetch(
+            upstream, "films/movie.MKV", range: ByteRange(first: 1, last: 2), ifRange: info.etag)
         #expect(guarded?.bytes == Array(data[1...2]))
-        let stale = await TestFixtures.fetch(upstream, "films/movie.MKV", range: ByteRange(first: 1, last: 2), ifRange: "\"other\"")
+        let stale = await TestFixtures.fetch(
+            upstream, "films/movie.MKV", range: ByteRange(first: 1, last: 2), ifRange: "\"other\"")
         #expect(stale?.error == .changed)
         #expect(SocketCensus.files(under: content.path) == 0)
     }
 
     @Test func symlinksNeverLeaveTheRoot() async throws {
-        for path in ["escape.txt", "escape-dir/secret.txt", "up/\((outside.path as NSString).lastPathComponent)/secret.txt"] {
+        for path in [
+            "escape.txt", "escape-dir/secret.txt", "up/\((outside.path as NSString).lastPathComponent)/secret.txt",
+        ] {
             #expect(await TestFixtures.contentInfoError(upstream, path) == .notFound, "\(path)")
             #expect(await TestFixtures.fetch(upstream, path)?.error == .notFound, "\(path)")
         }

@@ -9,7 +9,9 @@ enum FreePort {
         defer { close(socket) }
         var address = loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         precondition(bound == 0, "bind() failed")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

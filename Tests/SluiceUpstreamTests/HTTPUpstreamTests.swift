@@ -27,8 +27,31 @@ import Testing
         let whole = await TestFixtures.fetch(upstream, "videos/a b.mp4")
         #expect(whole?.error == nil)
         #expect(whole?.bytes == data)
-        let past = await TestFixtures.fetch(upstream, "videos/a b.mp4", range: ByteRange(first: Int64(data.count), last: Int64(data.count) + 5))
+        let past = await TestFixtures.fetch(
+            upstream, "videos/a b.mp4", range: ByteRange(first: Int64(data.count), last: Int64(data.count) + 5))
         #expect(past?.error == .rangeNotSatisfiable(length: Int64(data.count)))
+
+        // nginx refuses PROPFIND with 405: the webdav adapter falls back to HEAD.
+        let dav = try makeUpstream(TestFixtures.config(.webdav, baseURL: peer.baseURL), client: client)
+        #expect(try await dav.contentInfo(for: TestFixtures.path("videos/a b.mp4")) == info)
+        await client.shutdown()
+    }
+
+    @Test func contentInfoFallsBackToRangedGetWhenHeadFails() async throws {
+        let data = TestFixtures.randomBytes(5000)
+        let origin = try await Peer.faultOrigin(data: data)
+        let client = try CurlClient()
+        let upstream = try makeUpstream(TestFixtures.config(.http, baseURL: origin.baseURL), client: client)
+        let expected = ContentInfo(
+            length: 5000, contentType: "video/mp4", etag: "\"v1\"",
+            lastModified: Date(timeIntervalSince1970: 1_704_067_200))
+        for path in ["no-head", "head-without-length"] {
+            #expect(try await upstream.contentInfo(for: TestFixtures.path(path)) == expected, "\(path)")
+        }
+        let methods = origin.loggedEvents().map {
+            "\($0["method"] ?? "") \(($0["headers"] as? [String: String])?["range"] ?? "")"
+        }
+        #expect(methods == ["HEAD ", "GET bytes=0-0", "HEAD ", "GET bytes=0-0"])
         await client.shutdown()
     }
 
@@ -125,7 +148,8 @@ import Testing
         }
         #expect(throws: UpstreamSetupError.badHeader(upstream: "test", name: "X-Key")) {
             try makeUpstream(
-                TestFixtures.config(.http, baseURL: "http://127.0.0.1/", headers: ["X-Key": Secret("a\r\nInjected: 1")]),
+                TestFixtures.config(
+                    .http, baseURL: "http://127.0.0.1/", headers: ["X-Key": Secret("a\r\nInjected: 1")]),
                 client: client)
         }
         #expect(throws: UpstreamSetupError.badRoot(upstream: "test")) {

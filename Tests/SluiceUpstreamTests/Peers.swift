@@ -23,7 +23,9 @@ final class Peer: @unchecked Sendable {
         process.stop()
     }
 
-    private static func launch(_ arguments: [String], baseURL: (Int) -> String, port: Int, workspace: TemporaryDirectory) async throws -> Peer {
+    private static func launch(
+        _ arguments: [String], baseURL: (Int) -> String, port: Int, workspace: TemporaryDirectory
+    ) async throws -> Peer {
         let process = try ChildProcess(arguments, logPath: workspace.file("output.log"))
         do {
             try await process.waitForListener(port: port)
@@ -39,8 +41,11 @@ final class Peer: @unchecked Sendable {
         let workspace = try TemporaryDirectory()
         let port = FreePort.next()
         return try await launch(
-            ["/usr/bin/rclone", "serve", "webdav", "--config", workspace.file("rclone.conf"), "--addr", "127.0.0.1:\(port)",
-             "--user", user, "--pass", password, content],
+            [
+                "/usr/bin/rclone", "serve", "webdav", "--config", workspace.file("rclone.conf"), "--addr",
+                "127.0.0.1:\(port)",
+                "--user", user, "--pass", password, content,
+            ],
             baseURL: { "http://127.0.0.1:\($0)/" }, port: port, workspace: workspace)
     }
 
@@ -52,17 +57,23 @@ final class Peer: @unchecked Sendable {
         let digest = try md5Hex("\(user):\(realm):\(password)")
         try workspace.write("digest.passwd", Array("\(user):\(realm):\(digest)\n".utf8))
         let locks = try workspace.folder("locks", mode: 0o777)
-        let modules = ["mpm_event", "authz_core", "authz_user", "authn_core", "authn_file", "auth_digest", "dav", "dav_fs",
-                       "alias", "mime"]
-        let config = modules.map { "LoadModule \($0)_module /usr/lib/apache2/modules/mod_\($0).so" } + [
-            "ServerRoot \(workspace.path)", "DefaultRuntimeDir \(workspace.path)", "PidFile \(workspace.file("httpd.pid"))",
-            "ErrorLog \(workspace.file("error.log"))", "LogLevel warn", "Listen 127.0.0.1:\(port)", "ServerName 127.0.0.1",
-            "User nobody", "Group nogroup", "TypesConfig /etc/mime.types", "DocumentRoot \(content)",
-            "DavLockDB \(locks)/DavLock", "Alias /dav \(content)",
-            "<Directory \(content)>", "  Dav On", "  AuthType Digest", "  AuthName \(realm)",
-            "  AuthDigestProvider file", "  AuthUserFile \(workspace.file("digest.passwd"))", "  Require valid-user",
-            "</Directory>",
+        let modules = [
+            "mpm_event", "authz_core", "authz_user", "authn_core", "authn_file", "auth_digest", "dav", "dav_fs",
+            "alias", "mime",
         ]
+        let config =
+            modules.map { "LoadModule \($0)_module /usr/lib/apache2/modules/mod_\($0).so" } + [
+                "ServerRoot \(workspace.path)", "DefaultRuntimeDir \(workspace.path)",
+                "PidFile \(workspace.file("httpd.pid"))",
+                "ErrorLog \(workspace.file("error.log"))", "LogLevel warn", "Listen 127.0.0.1:\(port)",
+                "ServerName 127.0.0.1",
+                "User nobody", "Group nogroup", "TypesConfig /etc/mime.types", "DocumentRoot \(content)",
+                "DavLockDB \(locks)/DavLock", "Alias /dav \(content)",
+                "<Directory \(content)>", "  Dav On", "  AuthType Digest", "  AuthName \(realm)",
+                "  AuthDigestProvider file", "  AuthUserFile \(workspace.file("digest.passwd"))",
+                "  Require valid-user",
+                "</Directory>",
+            ]
         let configPath = try workspace.write("httpd.conf", Array(config.joined(separator: "\n").utf8))
         return try await launch(
             ["/usr/sbin/apache2", "-f", configPath, "-DFOREGROUND"],
@@ -111,7 +122,9 @@ final class Peer: @unchecked Sendable {
 
     /// The fault origin's logged events (`event`, `method`, `path`, `headers`).
     func loggedEvents() -> [[String: Any]] {
-        guard let text = try? String(contentsOfFile: workspace.file("requests.jsonl"), encoding: .utf8) else { return [] }
+        guard let text = try? String(contentsOfFile: workspace.file("requests.jsonl"), encoding: .utf8) else {
+            return []
+        }
         return text.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }

@@ -5,10 +5,11 @@ import Foundation
 enum SocketCensus {
     /// TCP sockets of this process connected to 127.0.0.1:`port`.
     static func connections(toPort port: Int) -> Int {
-        let inodes = Set(descriptorTargets().compactMap { target -> String? in
-            guard target.hasPrefix("socket:[") else { return nil }
-            return String(target.dropFirst("socket:[".count).dropLast())
-        })
+        let inodes = Set(
+            descriptorTargets().compactMap { target -> String? in
+                guard target.hasPrefix("socket:[") else { return nil }
+                return String(target.dropFirst("socket:[".count).dropLast())
+            })
         let table = readWhole("/proc/net/tcp")
         let hex = String(port, radix: 16, uppercase: true)
         let portHex = ":" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex

@@ -25,7 +25,8 @@ final class TemporaryDirectory: @unchecked Sendable {
     func write(_ name: String, _ bytes: [UInt8]) throws -> String {
         let target = file(name)
         let folder = (target as NSString).deletingLastPathComponent
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        try FileManager.default.createDirectory(
+            atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         try Data(bytes).write(to: URL(fileURLWithPath: target))
         chmod(target, 0o644)
         try FileManager.default.setAttributes([.modificationDate: Self.modificationDate], ofItemAtPath: target)

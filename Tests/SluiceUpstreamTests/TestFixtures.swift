@@ -58,14 +58,18 @@ enum TestFixtures {
     static func sameBytes(_ bytes: [UInt8], _ expected: ArraySlice<UInt8>) -> Bool {
         guard bytes.count == expected.count else { return false }
         return bytes.withUnsafeBytes { left in
-            expected.withUnsafeBytes { right in left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0 }
+            expected.withUnsafeBytes { right in
+                left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+            }
         }
     }
 
     /// Random ranges inside `length` (some running past the end), with the edges included.
     static func randomRanges(count: Int, length: Int64) -> [ByteRange] {
-        var ranges = [ByteRange(first: 0, last: 0), ByteRange(first: length - 1, last: length - 1),
-                      ByteRange(first: length - 10, last: length + 100), ByteRange(first: 0, last: length - 1)]
+        var ranges = [
+            ByteRange(first: 0, last: 0), ByteRange(first: length - 1, last: length - 1),
+            ByteRange(first: length - 10, last: length + 100), ByteRange(first: 0, last: length - 1),
+        ]
         while ranges.count < count {
             let first = Int64.random(in: 0..<length)
             let size = Int64.random(in: 1...(1 << 20))
@@ -75,7 +79,8 @@ enum TestFixtures {
     }
 
     /// Fetches every range (4 at a time) and returns a failure message per range that did not match `data`.
-    static func checkRanges(_ upstream: any Upstream, _ path: String, data: [UInt8], count: Int = 100) async -> [String] {
+    static func checkRanges(_ upstream: any Upstream, _ path: String, data: [UInt8], count: Int = 100) async -> [String]
+    {
         let ranges = randomRanges(count: count, length: Int64(data.count))
         return await withTaskGroup(of: String?.self) { group in
             var failures: [String] = []

@@ -15,7 +15,8 @@ import Testing
         let peer = try await Peer.rclone(serving: content.path, user: "alice", password: "s3cret")
         let client = try CurlClient()
         let upstream = try makeUpstream(
-            TestFixtures.config(.webdav, baseURL: peer.baseURL, auth: .basic(username: "alice", password: Secret("s3cret"))),
+            TestFixtures.config(
+                .webdav, baseURL: peer.baseURL, auth: .basic(username: "alice", password: Secret("s3cret"))),
             client: client)
 
         let info = try await upstream.contentInfo(for: TestFixtures.path("media/clip one.mp4"))
@@ -30,7 +31,8 @@ import Testing
         #expect(failures.isEmpty, "\(failures)")
 
         let wrong = try makeUpstream(
-            TestFixtures.config(.webdav, baseURL: peer.baseURL, auth: .basic(username: "alice", password: Secret("nope"))),
+            TestFixtures.config(
+                .webdav, baseURL: peer.baseURL, auth: .basic(username: "alice", password: Secret("nope"))),
             client: client)
         #expect(await TestFixtures.contentInfoError(wrong, "media/clip one.mp4") == .unauthorized(status: 401))
         let refused = await TestFixtures.fetch(wrong, "media/clip one.mp4", range: ByteRange(first: 0, last: 9))
@@ -46,7 +48,8 @@ import Testing
         let peer = try await Peer.apacheDigest(serving: content.path, user: "bob", password: "digest-pass")
         let client = try CurlClient()
         let upstream = try makeUpstream(
-            TestFixtures.config(.webdav, baseURL: peer.baseURL, auth: .digest(username: "bob", password: Secret("digest-pass"))),
+            TestFixtures.config(
+                .webdav, baseURL: peer.baseURL, auth: .digest(username: "bob", password: Secret("digest-pass"))),
             client: client)
 
         let info = try await upstream.contentInfo(for: TestFixtures.path("media/song.mp3"))
@@ -60,13 +63,16 @@ import Testing
         let failures = await TestFixtures.checkRanges(upstream, "media/song.mp3", data: data)
         #expect(failures.isEmpty, "\(failures)")
 
-        let guarded = await TestFixtures.fetch(upstream, "media/song.mp3", range: ByteRange(first: 5, last: 9), ifRange: info.etag)
+        let guarded = await TestFixtures.fetch(
+            upstream, "media/song.mp3", range: ByteRange(first: 5, last: 9), ifRange: info.etag)
         #expect(guarded?.bytes == Array(data[5...9]))
-        let stale = await TestFixtures.fetch(upstream, "media/song.mp3", range: ByteRange(first: 5, last: 9), ifRange: "\"old\"")
+        let stale = await TestFixtures.fetch(
+            upstream, "media/song.mp3", range: ByteRange(first: 5, last: 9), ifRange: "\"old\"")
         #expect(stale?.error == .changed)
 
         let wrong = try makeUpstream(
-            TestFixtures.config(.webdav, baseURL: peer.baseURL, auth: .digest(username: "bob", password: Secret("bad"))),
+            TestFixtures.config(
+                .webdav, baseURL: peer.baseURL, auth: .digest(username: "bob", password: Secret("bad"))),
             client: client)
         #expect(await TestFixtures.contentInfoError(wrong, "media/song.mp3") == .unauthorized(status: 401))
         let refused = await TestFixtures.fetch(wrong, "media/song.mp3", range: ByteRange(first: 0, last: 9))

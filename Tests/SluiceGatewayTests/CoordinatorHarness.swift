@@ -1,0 +1,74 @@
+import Foundation
+import SluiceCache
+import SluiceCore
+import SluiceHTTP
+
+@testable import SluiceGateway
+
+/// A chunk store in a temporary directory and a fill coordinator over it, with helpers that read bodies the way
+/// the HTTP server does (pull, and wait for the waker on `.pending`).
+final class CoordinatorHarness: Sendable {
+    let directory: String
+    let store: ChunkStore
+    let coordinator: FillCoordinator
+    let metrics = GatewayMetrics()
+    let asset = AssetID(upstream: "scripted", path: try! AssetPath(plain: "media/file.bin"))
+
+    init(chunkSize: Int64 = 64 << 10, readahead: Int64 = 256 << 10, maxSize: Int64 = 64 << 20) throws {
+        directory = NSTemporaryDirectory() + "sluice-coordinator-\(UUID().uuidString)"
+        store = try ChunkStore(
+            options: CacheOptions(directory: directory, maxSize: maxSize, chunkSize: chunkSize),
+            logger: Logger(level: .error))
+        coordinator = FillCoordinator(
+            store: store, settings: .init(chunkSize: chunkSize, readahead: readahead, retryDelay: .milliseconds(10)),
+            metrics: metrics, logger: Logger(level: .error))
+    }
+
+    deinit {
+        store.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Records the upstream's content info, as the serving layer does before any read.
+    func record(_ upstream: ScriptedUpstream) throws {
+        _ = try store.recordContentInfo(upstream.info, for: asset.description, at: Date())
+    }
+
+    /// A body over `range`, as a stream response would read it.
+    func body(_ upstream: ScriptedUpstream, _ range: ByteRange) -> CachedBody {
+        CachedBody(
+            context: ReaderContext(asset: asset, info: upstream.info, upstream: upstream, range: range), range: range,
+            store: store, coordinator: coordinator, metrics: metrics)
+    }
+
+    /// Reads the whole body, or up to `limit` bytes; nil when the body failed.
+    func drain(_ body: CachedBody, length: Int64, limit: Int64? = nil, close: Bool = true) async -> [UInt8]? {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        let stop = min(length, limit ?? length)
+        while Int64(out.count) < stop {
+            let want = Int(min(Int64(buffer.count), stop - Int64(out.count)))
+            let step = buffer.withUnsafeMutableBytes {
+                body.read(at: Int64(out.count), into: UnsafeMutableRawBufferPointer(rebasing: $0[..<want]))
+            }
+            switch step {
+            case .bytes(let n): out += buffer[..<n]
+            case .pending: await withCheckedContinuation { continuation in body.onReadable { continuation.resume() } }
+            case .failed:
+                if close { body.close(completed: false) }
+                return nil
+            }
+        }
+        if close { body.close(completed: Int64(out.count) == length) }
+        return out
+    }
+}
+
+/// `count` pseudo-random bytes (a fixed seed, so failures reproduce).
+func randomBytes(_ count: Int, seed: UInt64 = 42) -> [UInt8] {
+    var state = seed
+    return (0..<count).map { _ in
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return UInt8(truncatingIfNeeded: state >> 33)
+    }
+}
