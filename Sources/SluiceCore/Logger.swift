@@ -44,7 +44,7 @@ public struct Logger: Sendable {
     public func log(_ level: LogLevel, _ message: String, _ metadata: [String: String] = [:]) {
         guard level >= minimum else { return }
         let fields = base.merging(metadata) { $1 }
-        let time = Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true))
+        let time = Self.timestamp()
         switch format {
         case .json:
             var object: [String: String] = fields
@@ -68,14 +68,43 @@ public struct Logger: Sendable {
     /// `log(.error, …)`.
     public func error(_ message: String, _ metadata: [String: String] = [:]) { log(.error, message, metadata) }
 
+    /// `key=value` text: plain values as they are; others quoted, with backslash, quote and every control
+    /// character escaped, so no value can break a line or forge a field.
     private static func quoted(_ value: String) -> String {
         let plain =
             !value.isEmpty
-            && value.unicodeScalars.allSatisfy { $0.value > 0x20 && $0 != "\"" && $0 != "=" && $0.value < 0x7F }
+            && value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "=") }
         guard !plain else { return value }
-        let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n")
-        return "\"\(escaped)\""
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// UTC time with milliseconds, `2026-11-30T06:29:35.608Z`, formatted without a locale (one per log line).
+    private static func timestamp() -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var parts = tm()
+        var seconds = now.tv_sec
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return pad(parts.tm_year + 1900, 4) + "-" + pad(parts.tm_mon + 1, 2) + "-" + pad(parts.tm_mday, 2) + "T"
+            + pad(parts.tm_hour, 2) + ":" + pad(parts.tm_min, 2) + ":" + pad(parts.tm_sec, 2) + "."
+            + pad(Int32(now.tv_nsec / 1_000_000), 3) + "Z"
     }
 
     private static let standardErrorLock = Mutex(())

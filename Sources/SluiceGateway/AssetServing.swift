@@ -8,6 +8,12 @@ protocol AssetServing: Sendable {
     func contentInfo(of asset: AssetID, from upstream: any Upstream) async throws(UpstreamError)
         -> (info: ContentInfo, cached: Bool)
 
+    /// The cached content info when it is fresh enough to use without asking the upstream; nil otherwise.
+    func freshContentInfo(of asset: AssetID) -> ContentInfo?
+
+    /// A body for `range` when it can be sent right away from disk (every byte cached); nil otherwise.
+    func cachedBody(of asset: AssetID, from upstream: any Upstream, info: ContentInfo, range: ByteRange) -> ServedBody?
+
     /// A body carrying exactly `range` of the object described by `info`, and whether its bytes came from cache.
     /// Fails before any byte is promised when the upstream refuses the fetch.
     func body(

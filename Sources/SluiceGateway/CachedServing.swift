@@ -23,11 +23,9 @@ struct CachedServing: AssetServing {
         -> (info: ContentInfo, cached: Bool)
     {
         let key = asset.description
-        let entry = try? store.entry(for: key)
+        let cached = try? store.contentInfo(for: key)
         let changed = coordinator.takeChanged(key)
-        if let entry, !changed, Date().timeIntervalSince(entry.fetchedAt) < revalidateAfter.timeInterval {
-            return (entry.info, true)
-        }
+        if let cached, !changed, isFresh(cached.fetchedAt) { return (cached.info, true) }
         switch await flights.run(
             key, { () async throws(UpstreamError) in try await upstream.contentInfo(for: asset.path) })
         {
@@ -40,32 +38,40 @@ struct CachedServing: AssetServing {
             return (info, false)
         case .failure(let error) where error.isUnreachable:
             // An unreachable upstream is not a changed object: keep serving the version we have.
-            guard let entry else { throw error }
+            guard let cached else { throw error }
             logger.warning("upstream unreachable, serving cached content info", ["asset": key, "error": "\(error)"])
-            return (entry.info, true)
+            return (cached.info, true)
         case .failure(let error):
             throw error
         }
     }
 
+    func freshContentInfo(of asset: AssetID) -> ContentInfo? {
+        let key = asset.description
+        guard let cached = try? store.contentInfo(for: key), isFresh(cached.fetchedAt), !coordinator.isChanged(key)
+        else { return nil }
+        return cached.info
+    }
+
+    func cachedBody(of asset: AssetID, from upstream: any Upstream, info: ContentInfo, range: ByteRange) -> ServedBody?
+    {
+        guard let region = store.fileRegion(range, of: asset.description, validator: info.validator) else { return nil }
+        // Every byte is on disk in plaintext: the kernel sends it (sendfile); the lease keeps it in place.
+        metrics.add(bytesFromCache: range.count)
+        return ServedBody(
+            body: .file(descriptor: region.descriptor, offset: region.offset, length: region.count),
+            cacheStatus: .hit, upstreamFirstByte: nil, onComplete: { _ in region.lease.release() })
+    }
+
     func body(
         of asset: AssetID, from upstream: any Upstream, info: ContentInfo, range: ByteRange
     ) async throws(UpstreamError) -> ServedBody {
+        if let served = cachedBody(of: asset, from: upstream, info: info, range: range) { return served }
         let context = ReaderContext(asset: asset, info: info, upstream: upstream, range: range)
         let chunkSize = store.options.chunkSize
-        let chunks = (try? store.entry(for: context.key)).flatMap { $0.info == info ? $0.chunks : nil } ?? ChunkSet()
         let wanted = (range.first / chunkSize)...(range.last / chunkSize)
-        let missing = chunks.missing(in: wanted)
-        let status: CacheStatus =
-            missing.isEmpty ? .hit : missing == [wanted] ? .miss : .partial
-        if status == .hit, let region = store.fileRegion(range, of: context.key, validator: info.validator) {
-            // Every byte is on disk in plaintext: the kernel sends it (sendfile); the lease keeps it in place.
-            metrics.add(bytesFromCache: range.count)
-            store.touch(context.key)
-            return ServedBody(
-                body: .file(descriptor: region.descriptor, offset: region.offset, length: region.count),
-                cacheStatus: .hit, upstreamFirstByte: nil, onComplete: { _ in region.lease.release() })
-        }
+        let missing = (try? store.missingChunks(in: wanted, of: context.key, validator: info.validator)) ?? [wanted]
+        let status: CacheStatus = missing.isEmpty ? .hit : missing == [wanted] ? .miss : .partial
         let body = CachedBody(context: context, range: range, store: store, coordinator: coordinator, metrics: metrics)
         guard status != .hit else {
             return ServedBody(
@@ -81,6 +87,12 @@ struct CachedServing: AssetServing {
         metrics.observeFirstByte(firstByte, upstream: asset.upstream)
         return ServedBody(
             body: .stream(length: range.count, source: body), cacheStatus: status, upstreamFirstByte: firstByte)
+    }
+}
+
+extension CachedServing {
+    private func isFresh(_ fetchedAt: Date) -> Bool {
+        Date().timeIntervalSince(fetchedAt) < revalidateAfter.timeInterval
     }
 }
 

@@ -144,6 +144,9 @@ final class FillCoordinator: Sendable {
     /// Whether a fill found that `key`'s upstream object changed since its content info was taken (clears the mark).
     func takeChanged(_ key: String) -> Bool { state.withLock { $0.changed.remove(key) != nil } }
 
+    /// Whether `key` is marked as changed (see ``takeChanged(_:)``), without clearing the mark.
+    func isChanged(_ key: String) -> Bool { state.withLock { $0.changed.contains(key) } }
+
     /// Why the reader's fill failed, if it did.
     func failure(of reader: ReaderID) -> UpstreamError? { state.withLock { $0.failed[reader] } }
 

@@ -87,6 +87,7 @@ public final class Gateway: Sendable {
                     maxConnections: settings.maxConnections, maxConnectionsPerIP: settings.maxConnectionsPerIP,
                     idleTimeout: settings.idleTimeout),
                 handler: { await router.respond(to: $0) },
+                immediateHandler: { router.respondImmediately(to: $0) },
                 onComplete: { accessLog.record($0) })
         }
         let isReady: @Sendable () -> Bool = { ready.isReady }

@@ -30,8 +30,21 @@ struct Router: Sendable {
         default:
             response = Problem.notFound("no such endpoint").response
         }
-        response.headers.set("X-Request-Id", request.headers["X-Request-Id"].flatMap(Self.acceptableID) ?? Self.newID())
+        stamp(&response, for: request)
         return response
+    }
+
+    /// Answers on the HTTP worker thread what needs no waiting (a fresh cache hit), or nil.
+    func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
+        guard let (streams, _) = stream, request.path.hasPrefix(StreamRoute.prefix),
+            var response = streams.respondImmediately(to: request)
+        else { return nil }
+        stamp(&response, for: request)
+        return response
+    }
+
+    private func stamp(_ response: inout HTTPResponse, for request: HTTPRequest) {
+        response.headers.set("X-Request-Id", request.headers["X-Request-Id"].flatMap(Self.acceptableID) ?? Self.newID())
     }
 
     /// A client-supplied id is echoed only when it is short and plain, so it cannot forge log lines.
@@ -40,7 +53,9 @@ struct Router: Sendable {
             ? id : nil
     }
 
+    /// 16 random hex digits.
     private static func newID() -> String {
-        UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16).description
+        let digits = String(UInt64.random(in: .min ... .max), radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }

@@ -3,6 +3,9 @@ import SluiceHTTP
 import SluiceUpstream
 
 /// Answers `GET` and `HEAD /stream/{upstream}/{path}` with RFC 9110 range and conditional semantics (contract §2).
+///
+/// Two entry points share one plan: ``respondImmediately(to:)`` answers on the HTTP worker thread what needs no
+/// waiting (fresh content info and every byte on disk), ``respond(to:)`` everything else.
 struct StreamHandler: Sendable {
     /// Configured upstreams by name.
     let upstreams: [String: any Upstream]
@@ -11,22 +14,25 @@ struct StreamHandler: Sendable {
     /// Counts upstream failures.
     let metrics: GatewayMetrics
 
+    /// What a request asks for, once its content info is known.
+    private enum Plan {
+        /// An answer without body bytes: 304, 412, 416, or a HEAD.
+        case answer(HTTPResponse)
+        /// Send `range` (nil: the object is empty) with `status` and `headers`.
+        case send(status: Int, headers: HTTPHeaders, range: ByteRange?)
+    }
+
     /// Answers one stream request.
     func respond(to request: HTTPRequest) async -> HTTPResponse {
-        guard request.method == "GET" || request.method == "HEAD" else {
-            var response = Problem.methodNotAllowed("stream URLs answer GET and HEAD").response
-            response.headers.add("Allow", "GET, HEAD")
+        let target: (AssetID, any Upstream)
+        switch route(request) {
+        case .success(let found): target = found
+        case .failure(let refusal):
+            var response = refusal.response
+            if refusal.status == 405 { response.headers.add("Allow", "GET, HEAD") }
             return response
         }
-        let asset: AssetID
-        do {
-            asset = try StreamRoute.assetID(fromPath: request.path)
-        } catch {
-            return Problem.badRequest("invalid asset path: \(error)").response
-        }
-        guard let upstream = upstreams[asset.upstream] else {
-            return Problem.notFound("no upstream named \"\(asset.upstream)\"").response
-        }
+        let (asset, upstream) = target
         do {
             return try await respond(to: request, asset: asset, upstream: upstream)
         } catch .changed {
@@ -43,57 +49,102 @@ struct StreamHandler: Sendable {
         }
     }
 
+    /// Answers at once when the cache holds fresh content info and every requested byte in a file; nil otherwise.
+    /// Never blocks on the network.
+    func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
+        guard case .success(let (asset, upstream)) = route(request),
+            let info = serving.freshContentInfo(of: asset)
+        else { return nil }
+        switch plan(request, info: info, infoCached: true) {
+        case .answer(let response):
+            return response
+        case .send(let status, let headers, let range?):
+            guard let served = serving.cachedBody(of: asset, from: upstream, info: info, range: range) else {
+                return nil
+            }
+            return response(status: status, headers: headers, served: served)
+        case .send(let status, var headers, nil):
+            headers.add("X-Cache", CacheStatus.hit.rawValue)
+            return HTTPResponse(status: status, headers: headers)
+        }
+    }
+
+    private func route(_ request: HTTPRequest) -> Result<(AssetID, any Upstream), Problem> {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            return .failure(.methodNotAllowed("stream URLs answer GET and HEAD"))
+        }
+        let asset: AssetID
+        do {
+            asset = try StreamRoute.assetID(fromPath: request.path)
+        } catch {
+            return .failure(.badRequest("invalid asset path: \(error)"))
+        }
+        guard let upstream = upstreams[asset.upstream] else {
+            return .failure(.notFound("no upstream named \"\(asset.upstream)\""))
+        }
+        return .success((asset, upstream))
+    }
+
     private func respond(
         to request: HTTPRequest, asset: AssetID, upstream: any Upstream
     ) async throws(UpstreamError) -> HTTPResponse {
         let (info, infoCached) = try await serving.contentInfo(of: asset, from: upstream)
-        // A response without body bytes is a hit when the content info came from the cache.
-        let headOutcome = infoCached ? CacheStatus.hit : CacheStatus.miss
+        switch plan(request, info: info, infoCached: infoCached) {
+        case .answer(let response):
+            return response
+        case .send(let status, var headers, nil):
+            headers.add("X-Cache", (infoCached ? CacheStatus.hit : .miss).rawValue)
+            return HTTPResponse(status: status, headers: headers)
+        case .send(let status, let headers, let range?):
+            let served = try await serving.body(of: asset, from: upstream, info: info, range: range)
+            return response(status: status, headers: headers, served: served)
+        }
+    }
+
+    /// Evaluates preconditions and Range against `info`. Answers without body bytes carry `X-Cache` HIT when the
+    /// content info came from the cache, MISS when the upstream was asked.
+    private func plan(_ request: HTTPRequest, info: ContentInfo, infoCached: Bool) -> Plan {
+        let outcome = (infoCached ? CacheStatus.hit : .miss).rawValue
         var headers = info.representationHeaders
         let rangeApplies: Bool
         switch Preconditions(field: { request.headers[$0] }).evaluate(against: info) {
         case .notModified:
             headers.remove("Content-Type")
-            headers.add("X-Cache", headOutcome.rawValue)
-            return HTTPResponse(status: 304, headers: headers)
+            headers.add("X-Cache", outcome)
+            return .answer(HTTPResponse(status: 304, headers: headers))
         case .preconditionFailed:
-            return Problem(slug: "precondition-failed", title: "Precondition failed", status: 412).response
+            return .answer(Problem(slug: "precondition-failed", title: "Precondition failed", status: 412).response)
         case .proceed(let applies):
             rangeApplies = applies
         }
-
         // Range is defined for GET only; a HEAD answers as the whole representation would (RFC 9110 §14.2).
         let rangeHeader = rangeApplies && request.method == "GET" ? request.headers["Range"] : nil
-        let selection = RangeSelection(header: rangeHeader, length: info.length)
-        let status: Int
-        let range: ByteRange?
-        switch selection {
+        switch RangeSelection(header: rangeHeader, length: info.length) {
         case .unsatisfiable:
             var response = Problem(
                 slug: "range-not-satisfiable", title: "Range not satisfiable", status: 416,
                 detail: "the object is \(info.length) bytes long"
             ).response
             response.headers.add("Content-Range", ContentRange.unsatisfied(completeLength: info.length).description)
-            response.headers.add("X-Cache", headOutcome.rawValue)
-            return response
+            response.headers.add("X-Cache", outcome)
+            return .answer(response)
         case .single(let selected):
-            status = 206
-            range = selected
             headers.add("Content-Range", ContentRange.partial(selected, completeLength: info.length).description)
+            return request.method == "GET"
+                ? .send(status: 206, headers: headers, range: selected)
+                : .answer(HTTPResponse(status: 206, headers: headers, body: .head(length: selected.count)))
         case .whole:
-            status = 200
-            range = info.length > 0 ? ByteRange(first: 0, last: info.length - 1) : nil
+            guard request.method == "GET" else {
+                headers.add("X-Cache", outcome)
+                return .answer(HTTPResponse(status: 200, headers: headers, body: .head(length: info.length)))
+            }
+            let whole = info.length > 0 ? ByteRange(first: 0, last: info.length - 1) : nil
+            return .send(status: 200, headers: headers, range: whole)
         }
+    }
 
-        guard request.method == "GET" else {
-            headers.add("X-Cache", headOutcome.rawValue)
-            return HTTPResponse(status: status, headers: headers, body: .head(length: range?.count ?? 0))
-        }
-        guard let range else {
-            headers.add("X-Cache", headOutcome.rawValue)
-            return HTTPResponse(status: status, headers: headers, body: .empty)
-        }
-        let served = try await serving.body(of: asset, from: upstream, info: info, range: range)
+    private func response(status: Int, headers: HTTPHeaders, served: ServedBody) -> HTTPResponse {
+        var headers = headers
         headers.add("X-Cache", served.cacheStatus.rawValue)
         if let firstByte = served.upstreamFirstByte {
             headers.add("Server-Timing", "upstream;dur=\(firstByte.milliseconds)")

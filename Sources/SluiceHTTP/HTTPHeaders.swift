@@ -1,5 +1,3 @@
-import Foundation
-
 /// An ordered list of header fields with case-insensitive lookup (RFC 9110 §5.1).
 public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     private var fields: [(name: String, value: String)] = []
@@ -23,12 +21,21 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Removes every field named `name`.
     public mutating func remove(_ name: String) {
-        fields.removeAll { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        fields.removeAll { Self.sameName($0.name, name) }
     }
 
     /// The first value of `name`, if present.
     public subscript(name: String) -> String? {
-        fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        fields.first { Self.sameName($0.name, name) }?.value
+    }
+
+    /// Field names are ASCII tokens (RFC 9110 §5.1), so comparing them needs no locale.
+    private static func sameName(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { lowercased($0) == lowercased($1) }
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 
     /// Iterates fields in order.

@@ -66,8 +66,7 @@ extension HTTPResponse {
     private static func isForwardable(name: String, value: String) -> Bool {
         let framing = ["content-length", "transfer-encoding"]
         if framing.contains(name.lowercased()) { return false }
-        let forbidden: Set<Unicode.Scalar> = ["\r", "\n", "\0"]
-        return !name.isEmpty && !name.unicodeScalars.contains(where: forbidden.contains)
-            && !value.unicodeScalars.contains(where: forbidden.contains)
+        let forbidden: (UInt8) -> Bool = { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") || $0 == 0 }
+        return !name.isEmpty && !name.utf8.contains(where: forbidden) && !value.utf8.contains(where: forbidden)
     }
 }

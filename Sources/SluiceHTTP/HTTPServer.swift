@@ -32,18 +32,25 @@ public final class HTTPServer: Sendable {
 
     private let options: HTTPServerOptions
     private let handler: @Sendable (HTTPRequest) async -> HTTPResponse
+    private let immediateHandler: @Sendable (HTTPRequest) -> HTTPResponse?
     private let onComplete: @Sendable (HTTPExchange) -> Void
     private let lifecycle = Mutex(Lifecycle.idle)
     private let boundPort = Mutex(0)
 
     /// A server answering every request with `handler`; `onComplete` receives each finished exchange (for the
     /// access log) on a worker thread.
+    ///
+    /// `immediateHandler`, when it returns a response, answers the request at once on the worker thread, without
+    /// suspending the connection or hopping to a task: for answers that need no waiting (a cache hit served with
+    /// sendfile). It must not block; returning nil hands the request to `handler`.
     public init(
         options: HTTPServerOptions, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
+        immediateHandler: @escaping @Sendable (HTTPRequest) -> HTTPResponse? = { _ in nil },
         onComplete: @escaping @Sendable (HTTPExchange) -> Void = { _ in }
     ) {
         self.options = options
         self.handler = handler
+        self.immediateHandler = immediateHandler
         self.onComplete = onComplete
     }
 
@@ -62,7 +69,9 @@ public final class HTTPServer: Sendable {
     public func start() throws(HTTPServerError) {
         let address = try ListenAddress(host: options.host, port: options.port)
         let items = try optionItems()
-        let core = Unmanaged.passRetained(ServerCore(options: options, handler: handler, onComplete: onComplete))
+        let core = Unmanaged.passRetained(
+            ServerCore(
+                options: options, handler: handler, immediateHandler: immediateHandler, onComplete: onComplete))
         var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
         if address.isIPv6 {
             flags |= MHD_USE_DUAL_STACK.rawValue

@@ -89,6 +89,9 @@ final class RequestContext: Sendable {
             if state.withLock({ $0.bodyTooLarge }) {
                 return send(Self.payloadTooLarge, on: connection)
             }
+            if let response = core.immediateHandler(state.withLock({ $0.request })) {
+                return send(response, on: connection)
+            }
             startHandler()
             return waitForHandler(on: connection)
         case .handling:

@@ -16,6 +16,8 @@ final class ServerCore: Sendable {
     let options: HTTPServerOptions
     /// The application handler.
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
+    /// Answers what needs no waiting on the worker thread itself, or nil.
+    let immediateHandler: @Sendable (HTTPRequest) -> HTTPResponse?
     /// The access-log callback.
     let onComplete: @Sendable (HTTPExchange) -> Void
     private let registry = Mutex(Registry())
@@ -23,10 +25,12 @@ final class ServerCore: Sendable {
     /// A core for one daemon.
     init(
         options: HTTPServerOptions, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
+        immediateHandler: @escaping @Sendable (HTTPRequest) -> HTTPResponse?,
         onComplete: @escaping @Sendable (HTTPExchange) -> Void
     ) {
         self.options = options
         self.handler = handler
+        self.immediateHandler = immediateHandler
         self.onComplete = onComplete
     }
 

@@ -11,7 +11,9 @@ import Synchronization
 /// step without holding a thread; `resume()` schedules the next one.
 final class DirectoryFetch: FetchHandle, @unchecked Sendable {
     private enum Phase {
-        case running, paused, cancelling, finished
+        /// `resumeRequested`: a `resume()` arrived while a step was running, before the sink's `.pause` took
+        /// effect; that pause is then skipped, so a resume racing a pause is never lost.
+        case running, resumeRequested, paused, cancelling, finished
     }
 
     /// Bytes per `pread`.
@@ -45,6 +47,7 @@ final class DirectoryFetch: FetchHandle, @unchecked Sendable {
 
     func resume() {
         let wasPaused = phase.withLock { phase in
+            if phase == .running { phase = .resumeRequested }
             guard phase == .paused else { return false }
             phase = .running
             return true
@@ -55,7 +58,7 @@ final class DirectoryFetch: FetchHandle, @unchecked Sendable {
     func cancel() {
         let wasPaused = phase.withLock { phase in
             switch phase {
-            case .running:
+            case .running, .resumeRequested:
                 phase = .cancelling
                 return false
             case .paused:
@@ -137,13 +140,21 @@ final class DirectoryFetch: FetchHandle, @unchecked Sendable {
             finish(.cancelled)
             return false
         case .pause:
-            let cancelled = phase.withLock { phase in
-                guard phase == .running else { return true }
-                phase = .paused
+            let outcome = phase.withLock { phase -> Phase in
+                switch phase {
+                case .running: phase = .paused
+                case .resumeRequested: phase = .running
+                default: break
+                }
+                return phase
+            }
+            switch outcome {
+            case .running: return true
+            case .paused: return false
+            default:
+                finish(.cancelled)
                 return false
             }
-            if cancelled { finish(.cancelled) }
-            return false
         }
     }
 

@@ -8,7 +8,7 @@ public final class ChildProcess: Sendable {
     public let pid: pid_t
     /// Where stdout and stderr go.
     public let logPath: String
-    private let status = Mutex<ExitStatus?>(nil)
+    private let status = Mutex<ChildExit?>(nil)
 
     /// Spawns `arguments[0]` (an absolute path) with the rest as arguments; `environment` is added to this
     /// process's environment.
@@ -24,8 +24,21 @@ public final class ChildProcess: Sendable {
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
         // Its own group, so that stop() also reaches the workers a server forks (Apache, nginx).
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        // The spawning thread may be a Dispatch or cooperative-pool thread with signals blocked, and a child
+        // inherits that mask (posix_spawn(3)): start it with none blocked and default dispositions, so that
+        // SIGTERM reaches it.
+        posix_spawnattr_setflags(
+            &attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         posix_spawnattr_setpgroup(&attributes, 0)
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGPIPE, SIGHUP, SIGCHLD] {
+            sigaddset(&defaults, signal)
+        }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
         let environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
         var pid: pid_t = 0
         let argv = arguments.map { strdup($0) } + [nil]
@@ -40,7 +53,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// How the child ended, or `nil` while it runs (reaps it when it has ended).
-    public var exitStatus: ExitStatus? { reap(blocking: false) }
+    public var exitStatus: ChildExit? { reap(blocking: false) }
 
     /// Sends `signal` to the child alone (not its group).
     public func send(_ signal: Int32) {
@@ -49,7 +62,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Waits up to `timeout` for the child to end; `nil` if it still runs.
-    public func waitForExit(timeout: Duration) async -> ExitStatus? {
+    public func waitForExit(timeout: Duration) async -> ChildExit? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let status = exitStatus { return status }
@@ -88,12 +101,12 @@ public final class ChildProcess: Sendable {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
     }
 
-    private func reap(blocking: Bool) -> ExitStatus? {
+    private func reap(blocking: Bool) -> ChildExit? {
         status.withLock { status in
             if status == nil {
                 var raw: Int32 = 0
                 if waitpid(pid, &raw, blocking ? 0 : WNOHANG) == pid {
-                    status = ExitStatus(waitStatus: raw)
+                    status = ChildExit(waitStatus: raw)
                 }
             }
             return status

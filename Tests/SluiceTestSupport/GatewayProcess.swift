@@ -58,7 +58,7 @@ public final class GatewayProcess: Sendable {
     /// Sends `signal` (SIGTERM for a graceful stop, SIGKILL) and waits up to `timeout` for the process to end;
     /// after the timeout it is killed. Returns how it ended.
     @discardableResult
-    public func stop(signal: Int32 = SIGTERM, timeout: Duration = .seconds(30)) async -> ExitStatus {
+    public func stop(signal: Int32 = SIGTERM, timeout: Duration = .seconds(30)) async -> ChildExit {
         process.send(signal)
         if let status = await process.waitForExit(timeout: timeout) { return status }
         process.stop()

@@ -1,5 +1,5 @@
 /// How a child process ended (decoded from a `waitpid` status).
-public enum ExitStatus: Equatable, Sendable, CustomStringConvertible {
+public enum ChildExit: Equatable, Sendable, CustomStringConvertible {
     /// It called `exit` with this code.
     case exited(Int32)
     /// A signal with this number ended it.

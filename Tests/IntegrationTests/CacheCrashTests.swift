@@ -1,0 +1,76 @@
+import Foundation
+import SluiceTestSupport
+import Testing
+
+extension CacheTests {
+    /// Issue 3, crash safety: `kill -9` during concurrent fills never leaves a wrong byte in the cache.
+    @Suite struct Crash {
+        static let files = 8
+        static let fileSize = 32 << 20
+        static let rounds = 10
+        /// Per-connection rate of the origin's `/slow/` prefix: fills are still running when the kill comes.
+        static let slowRate = 4 << 20
+
+        @Test(.timeLimit(.minutes(3)))
+        func killNineDuringFillsTenTimesLeavesNoWrongByte() async throws {
+            let seed = UInt64(Date().timeIntervalSince1970 * 1000)
+            print("cache crash: seed \(seed)")
+            var generator = SeededGenerator(seed: seed)
+            let content = try TemporaryDirectory()
+            let data = try (0..<Self.files).map { index in
+                try RandomData.file("f\(index).bin", in: content, count: Self.fileSize)
+            }
+            let origin = try await Peer.faultOrigin(root: content.path, options: ["--slow-rate", "\(Self.slowRate)"])
+            defer { origin.stop() }
+            let cache = try TemporaryDirectory()
+            let settings = CacheFixture.Settings(directory: cache.file("cache"))
+
+            for round in 1...Self.rounds {
+                let delay = Int.random(in: 200...800, using: &generator)
+                let gateway = try await GatewayProcess.start(configJSON: settings.json(baseURL: origin.url("slow/")))
+                defer { gateway.process.stop() }
+                let readers = (0..<Self.files).map { index in
+                    Task {
+                        try await CacheStreamClient.get(
+                            port: gateway.port, target: CacheFixture.target("f\(index).bin"),
+                            expected: .bytes(data[index], offset: 0), timeoutSeconds: 20)
+                    }
+                }
+                try await Task.sleep(for: .milliseconds(delay))
+                let status = await gateway.stop(signal: SIGKILL, timeout: .seconds(10))
+                #expect(status == .signaled(SIGKILL), "round \(round): the gateway ended with \(status)")
+                var received: Int64 = 0
+                for (index, reader) in readers.enumerated() {
+                    // A reader killed before its response head has nothing to check.
+                    guard let response = try? await reader.value else { continue }
+                    received += response.received
+                    #expect(
+                        response.mismatchAt == nil,
+                        "round \(round), f\(index).bin: wrong byte at \(response.mismatchAt!)")
+                }
+                print(
+                    "cache crash: round \(round) killed after \(delay) ms; "
+                        + "readers had \(CacheFixture.mebibytes(received))")
+            }
+
+            // Read everything back through a fast upstream: cached chunks come from disk, the rest is fetched.
+            try await origin.resetStats()
+            let total = Int64(Self.files * Self.fileSize)
+            try await GatewayProcess.run(configJSON: settings.json(baseURL: origin.url(""))) { gateway in
+                for index in 0..<Self.files {
+                    let response = try await CacheStreamClient.get(
+                        port: gateway.port, target: CacheFixture.target("f\(index).bin"),
+                        expected: .bytes(data[index], offset: 0))
+                    #expect(response.status == 200)
+                    #expect(response.exact, "f\(index).bin: \(response.summary)")
+                }
+            }
+            let fetched = Int64(try await CacheFixture.settledStats(origin).bytes)
+            print(
+                "cache crash: final read fetched \(CacheFixture.mebibytes(fetched)) "
+                    + "of \(CacheFixture.mebibytes(total)); "
+                    + "the rest came from chunks cached across the kills")
+            #expect(fetched < total, "nothing cached before the kills survived them")
+        }
+    }
+}
