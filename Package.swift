@@ -34,7 +34,7 @@ let package = Package(
         .testTarget(name: "SluiceUpstreamTests", dependencies: ["SluiceUpstream", "SluiceTestSupport"]),
         .testTarget(name: "SluiceCacheTests", dependencies: ["SluiceCache", "SluiceTestSupport"]),
         .testTarget(name: "SluiceGatewayTests", dependencies: ["SluiceGateway", "SluiceTestSupport"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["SluiceGateway", "SluiceTestSupport"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["SluiceGateway", "SluiceCache", "SluiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

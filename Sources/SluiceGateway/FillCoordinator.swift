@@ -52,7 +52,7 @@ final class FillCoordinator: Sendable {
         case wake(@Sendable () -> Void)
         case resume(any FetchHandle)
         case cancel(any FetchHandle)
-        case store(fill: Int, chunk: Int64, bytes: [UInt8])
+        case store(fill: Int, key: String, validator: String?, chunk: Int64, bytes: [UInt8])
         case successor(ReaderID, ReaderContext, at: Int64)
         case launch(fill: Int)
         case retry(fill: Int, after: Duration)
@@ -201,7 +201,10 @@ final class FillCoordinator: Sendable {
                 if fill.buffer.count == chunkBytes {
                     let completed = fill.buffer
                     fill.recent[fill.bufferStart] = completed
-                    actions.append(.store(fill: id, chunk: fill.bufferStart / settings.chunkSize, bytes: completed))
+                    actions.append(
+                        .store(
+                            fill: id, key: fill.key, validator: fill.info.validator,
+                            chunk: fill.bufferStart / settings.chunkSize, bytes: completed))
                     fill.bufferStart += Int64(chunkBytes)
                     fill.buffer = []
                 }
@@ -377,7 +380,8 @@ final class FillCoordinator: Sendable {
             case .wake(let waker): waker()
             case .resume(let fetch): fetch.resume()
             case .cancel(let fetch): fetch.cancel()
-            case .store(let id, let chunk, let bytes): write(chunk, bytes, of: id)
+            case .store(let id, let key, let validator, let chunk, let bytes):
+                write(chunk, bytes, of: id, key: key, validator: validator)
             case .successor(let reader, let context, let offset): startSuccessor(reader, context, at: offset)
             case .launch(let id): launch(id)
             case .retry(let id, let delay):
@@ -418,9 +422,7 @@ final class FillCoordinator: Sendable {
     }
 
     /// Writes a completed chunk to the store; on success its memory copy is dropped.
-    private func write(_ chunk: Int64, _ bytes: [UInt8], of id: Int) {
-        guard let (key, validator) = state.withLock({ state in state.fills[id].map { ($0.key, $0.info.validator) } })
-        else { return }
+    private func write(_ chunk: Int64, _ bytes: [UInt8], of id: Int, key: String, validator: String?) {
         var outcome: CacheError?
         do {
             try store.write(chunk: chunk, of: key, bytes: bytes, validator: validator)
