@@ -167,6 +167,12 @@ public final class HTTPServer: Sendable {
         let core = running.core.takeUnretainedValue()
         core.beginDraining()
         let listener = MHD_quiesce_daemon(running.daemon.pointer)
+        if listener >= 0 {
+            // Quiescing only stops accept(); the socket still listens, so new clients would connect and hang until
+            // the daemon stops. Shutting its read side makes Linux drop the listen state: they are refused at once,
+            // while the descriptor stays valid for libmicrohttpd until it is closed below.
+            Glibc.shutdown(listener, Int32(SHUT_RD))
+        }
         let deadline = ContinuousClock.now.advanced(by: grace)
         while core.activeRequests > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))

@@ -14,7 +14,7 @@ func mhdURILog(
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     let context = RequestContext(
         core: core, connection: MHDConnectionHandle(pointer: connection),
-        target: uri.map { String(cString: $0) } ?? "",
+        target: uri.map { String(cString: $0) } ?? "", targetAddress: Int(bitPattern: uri),
         remoteAddress: ClientAddress.describe(sluice_mhd_client_address(connection)),
         socket: sluice_mhd_connection_fd(connection))
     return Unmanaged.passRetained(context).toOpaque()
@@ -38,7 +38,7 @@ func mhdAccessHandler(
     guard let connection, let uploadSize, let pointer = requestContext?.pointee else { return .NO }
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
     return context.access(
-        connection: connection, method: method.map { String(cString: $0) } ?? "", upload: upload,
+        connection: connection, method: method.map { String(cString: $0) } ?? "", version: version, upload: upload,
         uploadSize: uploadSize)
 }
 

@@ -37,12 +37,18 @@ final class RequestContext: Sendable {
     private let core: ServerCore
     private let gate: ConnectionGate
     private let socket: Int32
+    /// Where the request target starts in libmicrohttpd's read buffer, and how long it is as a C string.
+    private let target: (address: Int, length: Int)
     private let startedAt = ContinuousClock.now
     private let state: Mutex<State>
 
     /// A request whose request target (path and query, as sent) is `target`. When the server is aborting the
     /// request starts closed and is refused.
-    init(core: ServerCore, connection: MHDConnectionHandle, target: String, remoteAddress: String, socket: Int32) {
+    init(
+        core: ServerCore, connection: MHDConnectionHandle, target: String, targetAddress: Int, remoteAddress: String,
+        socket: Int32
+    ) {
+        self.target = (targetAddress, target.utf8.count)
         self.core = core
         self.gate = ConnectionGate(connection: connection)
         self.socket = socket
@@ -64,11 +70,13 @@ final class RequestContext: Sendable {
 
     /// The access-handler step for this request.
     func access(
-        connection: OpaquePointer, method: String, upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
+        connection: OpaquePointer, method: String, version: UnsafePointer<CChar>?, upload: UnsafePointer<CChar>?,
+        uploadSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
         if gate.isClosed { return .NO }
         switch state.withLock({ $0.phase }) {
         case .headers:
+            if hasHiddenBytes(before: version) { return send(Self.badRequest, on: connection) }
             let headers = RequestHeaders.collect(from: connection)
             state.withLock { state in
                 state.request.method = method
@@ -166,6 +174,17 @@ final class RequestContext: Sendable {
     }
 
     private static let payloadTooLarge = HTTPResponse(status: 413, headers: ["Connection": "close"])
+    private static let badRequest = HTTPResponse(status: 400, headers: ["Connection": "close"])
+
+    /// Whether the request line held bytes between the target and the version that the target string does not:
+    /// a NUL inside the target ends libmicrohttpd's C string early, and what follows it must not be silently
+    /// dropped (`/a%00.mp4` sent raw would otherwise be served as `/a`). The target and the version lie in the
+    /// same read buffer, one space apart (RFC 9112 §3).
+    private func hasHiddenBytes(before version: UnsafePointer<CChar>?) -> Bool {
+        guard let version, target.address != 0 else { return false }
+        let span = Int(bitPattern: version) - 1 - target.address
+        return span > target.length && span < 1 << 20
+    }
 
     private func receive(_ upload: UnsafePointer<CChar>?, count: Int) {
         let limit = core.options.maxRequestBodyBytes

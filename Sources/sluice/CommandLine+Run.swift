@@ -13,6 +13,7 @@ extension CommandLine {
         switch command {
         case "serve": return await Serve.run(rest)
         case "check-config": return CheckConfig.run(rest)
+        case "cache": return await CacheCommand.run(rest)
         case "version", "--version": print("sluice \(SluiceVersion.current)")
         case "help", "--help", "-h": print(Usage.text)
         default:

@@ -6,6 +6,15 @@ enum Usage {
         Usage:
           sluice serve [--config FILE]      run the gateway (FILE defaults to $SLUICE_CONFIG)
           sluice check-config FILE          validate a configuration and print every problem
+          sluice cache stats|ls|verify WHERE [--json]
+                                            cache totals, cached assets, or read back every chunk
+                                            (verify drops bad chunks and exits 1 when it found any)
+          sluice cache purge ASSET_ID|--all WHERE
+                                            remove one asset, or everything, from the cache
+              WHERE: --config FILE | --dir DIR --chunk-size SIZE [--key-file FILE]   offline, gateway stopped;
+                                            chunk size and key as the gateway's (another empties the cache)
+                   | --server URL [--token-env VAR]  admin API, token from $SLUICE_ADMIN_TOKEN by default
+              ls also takes --limit N
           sluice version                    print the version
           sluice --help                     show this text
 

@@ -3,23 +3,50 @@ import SluiceCore
 import SluiceTestSupport
 import Testing
 
-/// The support library's peers and clients work against each other.
+/// The support library's own pieces: byte comparison, peers and clients against each other.
 @Suite struct SupportSmokeTests {
+    @Test(
+        arguments: [
+            ([1, 2, 3], [1, 2, 3], nil),
+            ([1, 2, 3], [1, 2, 4], 2),
+            ([9, 2, 3], [1, 2, 3], 0),
+            ([1, 2], [1, 2, 3], 2),
+            ([1, 2, 3], [1, 2], 2),
+            ([], [], nil),
+        ] as [([UInt8], [UInt8], Int?)])
+    func firstDifferenceFindsTheOffset(actual: [UInt8], expected: [UInt8], offset: Int?) {
+        #expect(actual.firstDifference(from: expected[...]) == offset)
+    }
+
+    @Test func firstDifferenceInALargeBuffer() {
+        let data = RandomData.bytes(5_000_000)
+        var changed = data
+        changed[4_321_987] ^= 0xFF
+        #expect(data.firstDifference(from: data[...]) == nil)
+        #expect(changed.firstDifference(from: data[...]) == 4_321_987)
+        #expect(Array(data[1000..<2000]).matches(data[1000..<2000]))
+    }
+
     @Test func faultOriginCountsAndGatewayServes() async throws {
         let content = try TemporaryDirectory()
-        let data = try RandomData.file("a.bin", in: content, count: 100_000)
+        let data = try RandomData.file("a b.bin", in: content, count: 100_000)
         let origin = try await Peer.faultOrigin(root: content.path)
         var upstream = UpstreamConfig(name: "web", kind: .http)
         upstream.baseURL = origin.baseURL
         try await TestGateway.run(upstreams: [upstream]) { gateway in
-            let whole = try await TestHTTP.get(gateway.streamURL("web", "a.bin"))
+            let whole = try await TestHTTP.get(gateway.streamURL("web", "a b.bin"))
             #expect(whole.status == 200)
             #expect(whole.body == data)
-            let raw = try await RawHTTP.request(port: gateway.port, target: "/stream/web/a.bin", headers: ["Range": "bytes=10-19"])
+            let raw = try await RawHTTP.request(
+                port: gateway.port, target: "/stream/web/a%20b.bin", headers: ["Range": "bytes=10-19"])
             #expect(raw.status == 206)
             #expect(raw.body == Array(data[10...19]))
+            #expect(gateway.log.lines(containing: "request").count >= 2)
         }
         let stats = try await origin.stats()
         #expect(stats.requests >= 1)
+        #expect(stats.bytes >= data.count)
+        try await origin.resetStats()
+        #expect(try await origin.stats().requests == 0)
     }
 }

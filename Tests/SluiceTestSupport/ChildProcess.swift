@@ -44,9 +44,9 @@ public final class ChildProcess: Sendable {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            for pointer in argv + envp { free(pointer) }
         }
+        Self.markDescriptorsCloseOnExec()
         let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
         guard result == 0 else { throw PeerError("spawn \(arguments[0]) failed: \(result)") }
         self.pid = pid
@@ -99,6 +99,19 @@ public final class ChildProcess: Sendable {
     /// The process's output so far.
     public func log() -> String {
         (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    }
+
+    /// Descriptors of this process are mostly not close-on-exec (sockets of in-process servers and clients): a
+    /// child must not inherit them, or a listener closed here would keep listening in the child and the child's
+    /// descriptor count would be wrong. (glibc's `posix_spawn_file_actions_addclosefrom_np` is not imported.)
+    private static func markDescriptorsCloseOnExec() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        for descriptor in names.compactMap({ Int32($0) }) where descriptor > 2 {
+            let flags = fcntl(descriptor, F_GETFD)
+            if flags >= 0, flags & FD_CLOEXEC == 0 {
+                _ = fcntl(descriptor, F_SETFD, flags | FD_CLOEXEC)
+            }
+        }
     }
 
     private func reap(blocking: Bool) -> ChildExit? {

@@ -13,21 +13,33 @@ public enum RawHTTP {
             port: port, rawTarget: Array(target.utf8), method: method, headers: headers, timeoutSeconds: timeoutSeconds)
     }
 
-    /// Like ``request(port:target:method:headers:timeoutSeconds:)`` with the target as raw bytes (it may hold a NUL).
+    /// Like ``request(port:target:method:headers:timeoutSeconds:)`` with the target as raw bytes (it may hold a NUL)
+    /// and an optional request body (sent with its `Content-Length`).
     public static func request(
-        port: Int, rawTarget: [UInt8], method: String = "GET", headers: [String: String] = [:],
+        port: Int, rawTarget: [UInt8], method: String = "GET", headers: [String: String] = [:], body: [UInt8]? = nil,
         timeoutSeconds: Int = 30
     ) async throws -> HTTPResult {
-        var request = Array("\(method) ".utf8) + rawTarget + Array(" HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n".utf8)
-        for (name, value) in headers {
-            request += Array("\(name): \(value)\r\n".utf8)
-        }
-        request += Array("Connection: close\r\n\r\n".utf8)
-        let bytes = request
+        let bytes = requestBytes(port: port, rawTarget: rawTarget, method: method, headers: headers, body: body)
         let raw = try await onThread {
             try exchange(port: port, request: bytes, timeoutSeconds: timeoutSeconds)
         }
         return try parse(raw, method: method)
+    }
+
+    /// Like ``request(port:target:method:headers:timeoutSeconds:)``, also returning how long the exchange took,
+    /// measured on the thread that did it (from connect to the server's close), so that a busy cooperative pool in
+    /// the test process does not add to it.
+    public static func timedRequest(
+        port: Int, target: String, method: String = "GET", headers: [String: String] = [:],
+        timeoutSeconds: Int = 30
+    ) async throws -> (result: HTTPResult, elapsed: Duration) {
+        let bytes = requestBytes(port: port, rawTarget: Array(target.utf8), method: method, headers: headers)
+        let (raw, elapsed) = try await onThread {
+            let started = ContinuousClock.now
+            let raw = try exchange(port: port, request: bytes, timeoutSeconds: timeoutSeconds)
+            return (raw, ContinuousClock.now - started)
+        }
+        return (try parse(raw, method: method), elapsed)
     }
 
     /// Connects to 127.0.0.1:`port` and returns the socket, or throws; the caller closes it.
@@ -59,6 +71,17 @@ public enum RawHTTP {
                 continuation.resume(with: Result { try body() })
             }
         }
+    }
+
+    private static func requestBytes(
+        port: Int, rawTarget: [UInt8], method: String, headers: [String: String], body: [UInt8]? = nil
+    ) -> [UInt8] {
+        var request = Array("\(method) ".utf8) + rawTarget + Array(" HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n".utf8)
+        for (name, value) in headers {
+            request += Array("\(name): \(value)\r\n".utf8)
+        }
+        if let body { request += Array("Content-Length: \(body.count)\r\n".utf8) }
+        return request + Array("Connection: close\r\n\r\n".utf8) + (body ?? [])
     }
 
     private static func exchange(port: Int, request: [UInt8], timeoutSeconds: Int) throws -> [UInt8] {
@@ -119,7 +142,10 @@ public enum RawHTTP {
         var output: [UInt8] = []
         var index = 0
         while true {
-            guard let lineEnd = (index..<max(index, bytes.count - 1)).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 })
+            guard
+                let lineEnd = (index..<max(index, bytes.count - 1)).first(where: {
+                    bytes[$0] == 13 && bytes[$0 + 1] == 10
+                })
             else { throw PeerError("chunked body cut") }
             let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";").first ?? ""
             guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {

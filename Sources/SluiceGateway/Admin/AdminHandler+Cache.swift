@@ -1,0 +1,83 @@
+import Dispatch
+import SluiceCache
+import SluiceCore
+import SluiceCrypto
+import SluiceHTTP
+
+extension AdminHandler {
+    /// Default and largest page size of `GET /admin/cache/assets`.
+    static let pageSizes = (default: 100, max: 1_000)
+
+    /// `GET /admin/cache`.
+    func cacheTotals() throws(CacheError) -> AdminCacheTotals {
+        let stats = try store.stats()
+        let snapshot = metrics.snapshot
+        return AdminCacheTotals(
+            entries: stats.entries, diskBytes: stats.diskBytes, maxBytes: stats.maxBytes, hits: snapshot.hits,
+            misses: snapshot.misses, partialHits: snapshot.partialHits, bytesFromCache: snapshot.bytesFromCache,
+            bytesFromUpstream: snapshot.totalBytesFromUpstream,
+            evictionsByReason: Dictionary(
+                uniqueKeysWithValues: EvictionReason.allCases.map { ($0.rawValue, stats.evictions[$0] ?? 0) }),
+            inflightFetches: coordinator.inflightFetches)
+    }
+
+    /// `GET /admin/cache/assets?limit=&cursor=`.
+    func assetPage(query: [String: String]) throws(CacheError) -> HTTPResponse {
+        var limit = Self.pageSizes.default
+        if let text = query["limit"] {
+            guard let value = Int(text), (1...Self.pageSizes.max).contains(value) else {
+                return Problem.badRequest("limit must be an integer from 1 to \(Self.pageSizes.max)").response
+            }
+            limit = value
+        }
+        let cursor = query["cursor"]
+        if let cursor, !Self.isCursor(cursor) {
+            return Problem.badRequest("cursor must be the nextCursor of a previous page").response
+        }
+        let (entries, next) = try store.list(limit: limit, after: cursor)
+        return .document(AdminAssetPage(assets: entries.map(AdminAssetSummary.init), nextCursor: next))
+    }
+
+    /// `GET /admin/cache/assets/{upstream}/{path}`.
+    func assetDocument(_ asset: AssetID) throws(CacheError) -> HTTPResponse {
+        let key = asset.description
+        guard let entry = try store.entry(for: key) else {
+            return Problem.notFound("\(key) is not cached").response
+        }
+        return .document(AdminAsset(entry, prefetch: prefetches.progress(of: key)))
+    }
+
+    /// `DELETE /admin/cache/assets/{upstream}/{path}`.
+    func purge(_ asset: AssetID) throws(CacheError) -> HTTPResponse {
+        let key = asset.description
+        guard try store.purge(key) else {
+            return Problem.notFound("\(key) is not cached").response
+        }
+        prefetches.forgetFinished(key)
+        return HTTPResponse(status: 204)
+    }
+
+    /// `DELETE /admin/cache`.
+    func purgeAll() throws(CacheError) -> HTTPResponse {
+        try store.purgeAll()
+        prefetches.forgetFinished()
+        return HTTPResponse(status: 204)
+    }
+
+    /// `POST /admin/cache/verify`: reads back every chunk on a Dispatch queue (it may take long on a big cache)
+    /// and drops the bad ones.
+    func verify() async throws(CacheError) -> VerifyReport {
+        let store = store
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<VerifyReport, CacheError>, Never>) in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(CacheError) in try store.verify(dropBad: true) })
+            }
+        }
+        return try result.get()
+    }
+
+    /// Cursors are cache keys: 64 lowercase hex digits.
+    private static func isCursor(_ text: String) -> Bool {
+        text.utf8.count == 64 && text == text.lowercased() && Hex.decode(text) != nil
+    }
+}

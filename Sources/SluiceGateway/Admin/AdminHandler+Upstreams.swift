@@ -1,0 +1,24 @@
+import SluiceCore
+
+extension AdminHandler {
+    /// `GET /admin/upstreams`: kind, auth type, credential state and counters of every upstream, by name.
+    func upstreamList() -> AdminUpstreamList {
+        let snapshot = metrics.snapshot
+        return AdminUpstreamList(
+            upstreams: upstreamConfigs.values.sorted { $0.name < $1.name }.map { config in
+                AdminUpstream(
+                    name: config.name, kind: config.kind.rawValue, authType: config.auth.typeName,
+                    token: AdminUpstream.Token(state: Self.tokenState(config.auth)),
+                    errors: snapshot.upstreamErrors[config.name] ?? [:],
+                    bytesFromUpstream: snapshot.bytesFromUpstream[config.name] ?? 0)
+            })
+    }
+
+    /// `none` without credentials, `static` for a credential fixed by the configuration.
+    private static func tokenState(_ auth: AuthConfig) -> String {
+        switch auth {
+        case .none: "none"
+        case .basic, .digest, .bearer: "static"
+        }
+    }
+}

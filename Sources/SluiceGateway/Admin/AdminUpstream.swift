@@ -1,0 +1,43 @@
+/// One upstream in `GET /admin/upstreams`. Never holds a secret: no credential, header value or URL.
+public struct AdminUpstream: Codable, Sendable, Equatable {
+    /// State of the credential the gateway presents to the upstream.
+    public struct Token: Codable, Sendable, Equatable {
+        /// `static` (a fixed credential from the configuration) or `none` (no credential).
+        public var state: String
+
+        /// Creates a token state.
+        public init(state: String) { self.state = state }
+    }
+
+    /// The configured name (the asset ID scheme).
+    public var name: String
+    /// The upstream kind (`webdav`, `http`, `directory`, …).
+    public var kind: String
+    /// The auth type (`none`, `basic`, `digest`, `bearer`, …).
+    public var authType: String
+    /// The credential's state.
+    public var token: Token
+    /// Failed upstream requests since the gateway started, by error kind (`not_found`, `timeout`, …).
+    public var errors: [String: Int]
+    /// Bytes received from the upstream since the gateway started.
+    public var bytesFromUpstream: Int64
+
+    /// Creates an upstream status.
+    public init(name: String, kind: String, authType: String, token: Token, errors: [String: Int], bytesFromUpstream: Int64) {
+        self.name = name
+        self.kind = kind
+        self.authType = authType
+        self.token = token
+        self.errors = errors
+        self.bytesFromUpstream = bytesFromUpstream
+    }
+}
+
+/// `GET /admin/upstreams`.
+public struct AdminUpstreamList: Codable, Sendable, Equatable {
+    /// Every configured upstream, by name.
+    public var upstreams: [AdminUpstream]
+
+    /// Creates a list.
+    public init(upstreams: [AdminUpstream]) { self.upstreams = upstreams }
+}

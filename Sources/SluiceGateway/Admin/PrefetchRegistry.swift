@@ -1,0 +1,70 @@
+import Foundation
+import Synchronization
+
+/// Progress of prefetches by asset ID, shown on `GET /admin/cache/assets/{upstream}/{path}`.
+///
+/// Called from admin request tasks and from prefetch tasks. Keeps the latest prefetch of each asset; finished
+/// ones beyond ``retainedFinished`` are forgotten oldest first, so the registry stays small.
+final class PrefetchRegistry: Sendable {
+    /// Most finished prefetches remembered.
+    static let retainedFinished = 1_000
+
+    private let entries = Mutex<[String: AdminPrefetch]>([:])
+
+    /// Records a new prefetch of `assetID` with `bytesDone` of `bytesTotal` already cached; nil when one is
+    /// already running for it.
+    func begin(_ assetID: String, bytesDone: Int64, bytesTotal: Int64, at date: Date = Date()) -> AdminPrefetch? {
+        entries.withLock { entries in
+            guard entries[assetID]?.state != .running else { return nil }
+            let progress = AdminPrefetch(state: .running, bytesDone: bytesDone, bytesTotal: bytesTotal, startedAt: date)
+            entries[assetID] = progress
+            Self.trim(&entries)
+            return progress
+        }
+    }
+
+    /// Counts `count` more bytes done.
+    func advance(_ assetID: String, by count: Int64) {
+        entries.withLock { $0[assetID]?.bytesDone += count }
+    }
+
+    /// Marks the prefetch done.
+    func finish(_ assetID: String, at date: Date = Date()) {
+        entries.withLock { entries in
+            entries[assetID]?.state = .done
+            entries[assetID]?.finishedAt = date
+        }
+    }
+
+    /// Marks the prefetch failed with a reason safe to show.
+    func fail(_ assetID: String, reason: String, at date: Date = Date()) {
+        entries.withLock { entries in
+            entries[assetID]?.state = .failed
+            entries[assetID]?.error = reason
+            entries[assetID]?.finishedAt = date
+        }
+    }
+
+    /// The latest prefetch of `assetID`.
+    func progress(of assetID: String) -> AdminPrefetch? {
+        entries.withLock { $0[assetID] }
+    }
+
+    /// Forgets finished prefetches of `assetID` (nil: of every asset), after a purge.
+    func forgetFinished(_ assetID: String? = nil) {
+        entries.withLock { entries in
+            if let assetID {
+                if entries[assetID]?.state != .running { entries[assetID] = nil }
+            } else {
+                entries = entries.filter { $0.value.state == .running }
+            }
+        }
+    }
+
+    private static func trim(_ entries: inout [String: AdminPrefetch]) {
+        let finished = entries.filter { $0.value.state != .running }
+        guard finished.count > retainedFinished else { return }
+        let oldest = finished.sorted { $0.value.startedAt < $1.value.startedAt }.prefix(finished.count - retainedFinished)
+        for (key, _) in oldest { entries[key] = nil }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import SluiceCore
+import SluiceGateway
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A running gateway's admin API (contract §5), called with the admin bearer token.
+struct CacheServer: CacheTarget {
+    /// The gateway's base URL (its admin listener when `server.adminListen` is set).
+    let base: URL
+    /// The admin token; sent only in the `Authorization` header, never printed.
+    let token: Secret
+
+    /// Assets asked per page.
+    private static let pageSize = 1_000
+
+    func stats() async throws(CacheCommandError) -> CacheStatsResult {
+        .server(try decode(AdminCacheTotals.self, try await call("GET", "/admin/cache", expect: 200)))
+    }
+
+    func list(limit: Int?) async throws(CacheCommandError) -> [AdminAssetSummary] {
+        var assets: [AdminAssetSummary] = []
+        var cursor: String?
+        repeat {
+            let size = min(Self.pageSize, (limit ?? .max) - assets.count)
+            let query = "?limit=\(size)" + (cursor.map { "&cursor=\($0)" } ?? "")
+            let page = try decode(AdminAssetPage.self, try await call("GET", "/admin/cache/assets" + query, expect: 200))
+            assets += page.assets
+            cursor = page.nextCursor
+        } while cursor != nil && assets.count < limit ?? .max
+        return assets
+    }
+
+    func purge(_ asset: AssetID) async throws(CacheCommandError) -> Bool {
+        try await call("DELETE", asset.adminPath, expect: 204, orNotFound: true) != nil
+    }
+
+    func purgeAll() async throws(CacheCommandError) {
+        _ = try await call("DELETE", "/admin/cache", expect: 204)
+    }
+
+    func verify() async throws(CacheCommandError) -> AdminVerifyReport {
+        try decode(AdminVerifyReport.self, try await call("POST", "/admin/cache/verify", expect: 200))
+    }
+
+    func close() {}
+
+    /// Sends one request; returns the body on `expect`, nil on 404 when `orNotFound`, else throws with the
+    /// problem's detail.
+    @discardableResult
+    private func call(_ method: String, _ target: String, expect: Int, orNotFound: Bool = false) async throws(CacheCommandError) -> [UInt8]? {
+        guard let url = URL(string: base.absoluteString.trimmingSuffix("/") + target) else {
+            throw CacheCommandError(message: "cannot build a URL from \(base) and \(target)")
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.setValue("Bearer \(token.value)", forHTTPHeaderField: "Authorization")
+        request.timeoutInterval = method == "POST" ? 3_600 : 60
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            throw CacheCommandError(message: "\(method) \(url.absoluteString) failed: \(error.localizedDescription)")
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        if status == expect { return [UInt8](data) }
+        if status == 404, orNotFound { return nil }
+        let detail = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["detail"] as? String
+        throw CacheCommandError(message: "\(method) \(target) answered \(status)" + (detail.map { ": \($0)" } ?? ""))
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]?) throws(CacheCommandError) -> T {
+        do {
+            return try AdminJSON.decode(type, from: body ?? [])
+        } catch {
+            throw CacheCommandError(message: "the server's answer is not a \(type) document: \(error)")
+        }
+    }
+}
+
+extension String {
+    /// The string without one trailing `suffix`.
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}
