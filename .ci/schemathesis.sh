@@ -7,7 +7,7 @@
 # `local` over a temporary folder of generated files (the names openapi.yaml uses as examples), a 64 KiB-chunk
 # cache in a temporary directory, and the admin token from $SLUICE_ADMIN_TOKEN (a random one when unset).
 # Schemathesis comes from .venv/ (`scripts/install-deps --test`) or PATH. Environment knobs:
-# SCHEMATHESIS_MAX_EXAMPLES (default 25), SCHEMATHESIS_SEED (random when unset).
+# SCHEMATHESIS_MAX_EXAMPLES (default 100), SCHEMATHESIS_SEED (random when unset).
 set -euo pipefail
 repo_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo_root"
@@ -91,7 +91,7 @@ status=0
     --url "$base" \
     -H "Authorization: Bearer $token" \
     --checks all \
-    --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-25}" \
+    --max-examples "${SCHEMATHESIS_MAX_EXAMPLES:-100}" \
     --request-timeout 20 \
     --workers 1 \
     "${seed_args[@]}" || status=$?

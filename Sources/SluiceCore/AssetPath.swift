@@ -49,7 +49,10 @@ public struct AssetPath: Hashable, Sendable, CustomStringConvertible {
         guard encoded.utf8.count <= Self.maxLength else { throw .tooLong }
         guard !encoded.isEmpty else { throw .empty }
         var decoded: [String] = []
-        for raw in encoded.split(separator: "/", omittingEmptySubsequences: false) {
+        // Split on the byte, not on Characters: a `/` followed by a combining mark is one Character.
+        for raw in encoded.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map(
+            Substring.init)
+        {
             guard !raw.isEmpty else { throw .emptySegment }
             let segment = try Self.percentDecode(raw)
             if segment.contains("/") { throw .encodedSlash }
@@ -62,7 +65,9 @@ public struct AssetPath: Hashable, Sendable, CustomStringConvertible {
     public init(plain: String) throws(AssetPathError) {
         guard plain.utf8.count <= Self.maxLength else { throw .tooLong }
         guard !plain.isEmpty else { throw .empty }
-        let parts = plain.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        let parts = plain.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map {
+            String(Substring($0))
+        }
         if parts.contains(where: \.isEmpty) { throw .emptySegment }
         try self.init(segments: parts)
     }

@@ -42,7 +42,7 @@ final class FillCoordinator: Sendable {
         func fillID(covering p: Int64, for context: ReaderContext) -> Int? {
             fills.values.first { fill in
                 fill.key == context.key && fill.info == context.info
-                    && (fill.phase == .stopped ? p >= fill.windowStart && p < fill.position : fill.covers(p))
+                    && (fill.phase == .stopped ? fill.holds(p) : fill.covers(p))
             }?.id
         }
     }
@@ -368,7 +368,13 @@ final class FillCoordinator: Sendable {
         logger.warning(
             "fill failed", ["asset": fill.asset.description, "offset": String(fill.position), "error": "\(error)"])
         for reader in fill.interest.keys { state.failed[reader] = error }
-        if error == .changed { state.changed.insert(fill.key) }
+        switch error {
+        case .changed, .notFound, .rangeNotSatisfiable:
+            // The object is not what its cached content info says any more: the next request asks the upstream.
+            state.changed.insert(fill.key)
+        default:
+            break
+        }
         state.fills[id]!.interest = [:]
         stop(id, in: &state, actions: &actions)
         state.fills[id] = nil
@@ -429,26 +435,22 @@ final class FillCoordinator: Sendable {
         } catch {
             outcome = error
         }
-        var actions: [Action] = []
         state.withLock { state in
             guard var fill = state.fills[id] else { return }
             let start = chunk * settings.chunkSize
             switch outcome {
             case nil, .busy:
                 fill.recent[start] = nil
-            case .stale:
-                state.fills[id] = fill
-                fail(id, .changed, in: &state, actions: &actions)
-                return
             default:
-                // No room (or a disk error): stream through, keeping only the last two chunks in memory.
+                // No room, a disk error, or the entry was purged or replaced under the fill (`.stale`: the bytes
+                // still belong to the version this fill's readers announced, one upstream response guarded by
+                // If-Range): stream through, keeping only the last two chunks in memory.
                 fill.cacheFull = true
                 while fill.recent.count > 2, let oldest = fill.recent.keys.min() { fill.recent[oldest] = nil }
             }
             state.fills[id] = fill
             if fill.phase == .stopped, fill.interest.isEmpty || fill.recent.isEmpty { state.fills[id] = nil }
         }
-        perform(actions)
         if let outcome, outcome != .busy {
             logger.debug("chunk not cached", ["asset": key, "chunk": String(chunk), "reason": "\(outcome)"])
         }

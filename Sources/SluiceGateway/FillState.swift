@@ -53,7 +53,12 @@ struct FillState {
     var windowStart: Int64 { recent.keys.min() ?? bufferStart }
 
     /// Whether the fill serves offset `p`: held in memory, or still to come.
-    func covers(_ p: Int64) -> Bool { p >= windowStart && p < end }
+    func covers(_ p: Int64) -> Bool { p < end && (p >= bufferStart || holds(p)) }
+
+    /// Whether a chunk kept in memory holds offset `p` (`recent` may have gaps where chunks were written).
+    func holds(_ p: Int64) -> Bool {
+        p >= bufferStart && p < position || recent.contains { p >= $0.key && p < $0.key + Int64($0.value.count) }
+    }
 
     /// Copies bytes at `p` (which must be below `position`) into `buffer`; returns the count.
     func copy(at p: Int64, into out: UnsafeMutableRawBufferPointer) -> Int {

@@ -23,6 +23,10 @@ struct Router: Sendable {
             response = resolve.respond(to: request)
         case (let path, _, let admin?) where path.hasPrefix("/admin/") || path == "/admin" || path == "/metrics":
             response = await admin.respond(to: request)
+        case (let path, _, _)
+        where ["/healthz", "/readyz"].contains(path) && !["GET", "HEAD"].contains(request.method):
+            response = Problem.methodNotAllowed("\(path) answers GET and HEAD").response
+            response.headers.set("Allow", "GET, HEAD")
         case ("/healthz", _, _):
             response = .json(["status": "ok"])
         case ("/readyz", _, _):

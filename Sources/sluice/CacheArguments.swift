@@ -34,7 +34,9 @@ struct CacheArguments {
     /// Parses `arguments` (after `cache`).
     init(_ arguments: [String]) throws(CacheCommandError) {
         var rest = arguments[...]
-        guard let verb = rest.popFirst() else { throw CacheCommandError(message: "missing subcommand (stats, ls, purge, verify)") }
+        guard let verb = rest.popFirst() else {
+            throw CacheCommandError(message: "missing subcommand (stats, ls, purge, verify)")
+        }
         var options: [String: String] = [:]
         var flags: Set<String> = []
         var operands: [String] = []
@@ -76,17 +78,24 @@ struct CacheArguments {
         if let directory = options["--dir"] {
             guard let chunkSize = options["--chunk-size"] else {
                 throw CacheCommandError(
-                    message: "--dir needs --chunk-size (the gateway's cache.chunkSize; a cache opened with another is emptied)")
+                    message:
+                        "--dir needs --chunk-size (the gateway's cache.chunkSize; a cache opened with another is emptied)"
+                )
             }
             return .directory(directory, chunkSize: chunkSize, keyFile: options["--key-file"])
         }
-        if let path = options["--config"] ?? ProcessInfo.processInfo.environment["SLUICE_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 }) {
+        if let path = options["--config"]
+            ?? ProcessInfo.processInfo.environment["SLUICE_CONFIG"].flatMap({ $0.isEmpty ? nil : $0 })
+        {
             return .config(path: path)
         }
-        throw CacheCommandError(message: "name the cache: --config FILE (or $SLUICE_CONFIG), --dir DIR, or --server URL")
+        throw CacheCommandError(
+            message: "name the cache: --config FILE (or $SLUICE_CONFIG), --dir DIR, or --server URL")
     }
 
-    private static func action(_ verb: String, operands: [String], all: Bool, limit: String?) throws(CacheCommandError) -> Action {
+    private static func action(_ verb: String, operands: [String], all: Bool, limit: String?) throws(CacheCommandError)
+        -> Action
+    {
         switch verb {
         case "stats", "verify":
             guard operands.isEmpty else { throw CacheCommandError(message: "\(verb) takes no operand") }
@@ -94,11 +103,15 @@ struct CacheArguments {
         case "ls":
             guard operands.isEmpty else { throw CacheCommandError(message: "ls takes no operand") }
             guard let limit else { return .list(limit: nil) }
-            guard let count = Int(limit), count > 0 else { throw CacheCommandError(message: "--limit needs a positive integer") }
+            guard let count = Int(limit), count > 0 else {
+                throw CacheCommandError(message: "--limit needs a positive integer")
+            }
             return .list(limit: count)
         case "purge":
             if all {
-                guard operands.isEmpty else { throw CacheCommandError(message: "purge takes an asset ID or --all, not both") }
+                guard operands.isEmpty else {
+                    throw CacheCommandError(message: "purge takes an asset ID or --all, not both")
+                }
                 return .purgeAll
             }
             guard operands.count == 1 else { throw CacheCommandError(message: "purge needs one ASSET_ID (or --all)") }

@@ -24,7 +24,9 @@ enum CacheCommand {
         switch parsed.source {
         case .server(let url, let tokenVariable):
             guard let token = ProcessInfo.processInfo.environment[tokenVariable], !token.isEmpty else {
-                printError("sluice cache: --server needs the admin token in $\(tokenVariable) (or name another variable with --token-env)")
+                printError(
+                    "sluice cache: --server needs the admin token in $\(tokenVariable) (or name another variable with --token-env)"
+                )
                 return usage
             }
             target = CacheServer(base: url, token: Secret(token))
@@ -47,7 +49,9 @@ enum CacheCommand {
         }
     }
 
-    private static func perform(_ action: CacheArguments.Action, on target: any CacheTarget, json: Bool) async throws(CacheCommandError) -> Int32 {
+    private static func perform(_ action: CacheArguments.Action, on target: any CacheTarget, json: Bool)
+        async throws(CacheCommandError) -> Int32
+    {
         switch action {
         case .stats:
             print(CacheText.stats(try await target.stats(), json: json))

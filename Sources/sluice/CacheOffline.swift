@@ -15,7 +15,8 @@ final class CacheOffline: CacheTarget {
     static func open(_ settings: CacheConfig) -> CacheOffline? {
         var isDirectory: ObjCBool = false
         // The store would create a missing directory: a mistyped path must not yield an empty cache.
-        guard FileManager.default.fileExists(atPath: settings.directory, isDirectory: &isDirectory), isDirectory.boolValue
+        guard FileManager.default.fileExists(atPath: settings.directory, isDirectory: &isDirectory),
+            isDirectory.boolValue
         else {
             printError("sluice cache: no cache directory at \(settings.directory)")
             return nil
@@ -88,7 +89,9 @@ final class CacheOffline: CacheTarget {
         var entries: [CacheEntry] = []
         var cursor: String?
         repeat {
-            let page = try attempt { [cursor] () throws(CacheError) in try store.list(limit: Self.pageSize, after: cursor) }
+            let page = try attempt { [cursor] () throws(CacheError) in
+                try store.list(limit: Self.pageSize, after: cursor)
+            }
             entries += page.entries
             cursor = page.next
         } while cursor != nil && entries.count < limit ?? .max

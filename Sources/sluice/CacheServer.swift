@@ -26,7 +26,8 @@ struct CacheServer: CacheTarget {
         repeat {
             let size = min(Self.pageSize, (limit ?? .max) - assets.count)
             let query = "?limit=\(size)" + (cursor.map { "&cursor=\($0)" } ?? "")
-            let page = try decode(AdminAssetPage.self, try await call("GET", "/admin/cache/assets" + query, expect: 200))
+            let page = try decode(
+                AdminAssetPage.self, try await call("GET", "/admin/cache/assets" + query, expect: 200))
             assets += page.assets
             cursor = page.nextCursor
         } while cursor != nil && assets.count < limit ?? .max
@@ -50,7 +51,9 @@ struct CacheServer: CacheTarget {
     /// Sends one request; returns the body on `expect`, nil on 404 when `orNotFound`, else throws with the
     /// problem's detail.
     @discardableResult
-    private func call(_ method: String, _ target: String, expect: Int, orNotFound: Bool = false) async throws(CacheCommandError) -> [UInt8]? {
+    private func call(_ method: String, _ target: String, expect: Int, orNotFound: Bool = false)
+        async throws(CacheCommandError) -> [UInt8]?
+    {
         guard let url = URL(string: base.absoluteString.trimmingSuffix("/") + target) else {
             throw CacheCommandError(message: "cannot build a URL from \(base) and \(target)")
         }

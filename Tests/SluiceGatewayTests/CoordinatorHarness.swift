@@ -41,6 +41,11 @@ final class CoordinatorHarness: Sendable {
             store: store, coordinator: coordinator, metrics: metrics)
     }
 
+    /// Waits (up to two seconds) until no fill is running: a fill finishes its chunk after its reader left.
+    func settle() async throws {
+        for _ in 0..<200 where coordinator.inflightFetches > 0 { try await Task.sleep(for: .milliseconds(10)) }
+    }
+
     /// Reads the whole body, or up to `limit` bytes; nil when the body failed.
     func drain(_ body: CachedBody, length: Int64, limit: Int64? = nil, close: Bool = true) async -> [UInt8]? {
         var out: [UInt8] = []

@@ -68,7 +68,8 @@ extension AdminHandler {
     /// and drops the bad ones.
     func verify() async throws(CacheError) -> VerifyReport {
         let store = store
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<VerifyReport, CacheError>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<VerifyReport, CacheError>, Never>) in
             DispatchQueue.global().async {
                 continuation.resume(returning: Result { () throws(CacheError) in try store.verify(dropBad: true) })
             }

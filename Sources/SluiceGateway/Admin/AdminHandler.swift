@@ -32,9 +32,11 @@ struct AdminHandler: Sendable {
         case .granted:
             break
         case .disabled:
-            return Problem.forbidden("the admin API is off: no admin token is configured (server.adminTokenEnv)").response
+            return Problem.forbidden("the admin API is off: no admin token is configured (server.adminTokenEnv)")
+                .response
         case .missing:
-            return Self.challenge(Problem.unauthorized("send the admin token as Authorization: Bearer <token>"), error: nil)
+            return Self.challenge(
+                Problem.unauthorized("send the admin token as Authorization: Bearer <token>"), error: nil)
         case .wrong:
             return Self.challenge(Problem.unauthorized("the admin token is wrong"), error: "invalid_token")
         }
@@ -82,14 +84,8 @@ struct AdminHandler: Sendable {
     /// A 401 with the `WWW-Authenticate` challenge of RFC 6750 §3.
     private static func challenge(_ problem: Problem, error: String?) -> HTTPResponse {
         var response = problem.response
-        response.headers.set("WWW-Authenticate", "Bearer realm=\"sluice-admin\"" + (error.map { ", error=\"\($0)\"" } ?? ""))
+        response.headers.set(
+            "WWW-Authenticate", "Bearer realm=\"sluice-admin\"" + (error.map { ", error=\"\($0)\"" } ?? ""))
         return response
-    }
-}
-
-extension HTTPResponse {
-    /// A JSON admin document.
-    static func document<Value: Encodable>(_ value: Value, status: Int = 200) -> HTTPResponse {
-        HTTPResponse(status: status, headers: ["Content-Type": "application/json"], body: .bytes(AdminJSON.encode(value)))
     }
 }

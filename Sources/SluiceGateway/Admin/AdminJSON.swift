@@ -6,7 +6,8 @@ public enum AdminJSON {
     /// Encodes an admin API document.
     public static func encode<Value: Encodable>(_ value: Value, pretty: Bool = false) -> [UInt8] {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.outputFormatting =
+            pretty ? [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted] : [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
         // Every admin document is made of strings, integers, finite doubles, dates and arrays of them: encoding
         // cannot fail (JSONEncoder throws only for non-finite doubles and non-string dictionary keys).

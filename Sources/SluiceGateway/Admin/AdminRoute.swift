@@ -1,4 +1,3 @@
-import Foundation
 import SluiceCore
 
 /// One admin call, parsed from the request method and raw (percent-encoded) path (contract §5).
@@ -71,9 +70,8 @@ enum AdminRoute: Equatable {
     /// `{upstream}/{path}` as in a stream URL.
     private static func asset(_ text: String) throws(Failure) -> AssetID {
         guard let slash = text.firstIndex(of: "/") else { throw .badAssetPath(.empty) }
-        // A client may percent-encode a `+` or `.` of the name (RFC 3986 §2.1); names never contain `%`.
-        guard let upstream = String(text[..<slash]).removingPercentEncoding, AssetID.isValidUpstreamName(upstream)
-        else { throw .badAssetPath(.badAssetID) }
+        let upstream = String(text[..<slash])
+        guard AssetID.isValidUpstreamName(upstream) else { throw .badAssetPath(.badAssetID) }
         do {
             return AssetID(upstream: upstream, path: try AssetPath(encoded: String(text[text.index(after: slash)...])))
         } catch {

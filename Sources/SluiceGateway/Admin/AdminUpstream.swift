@@ -23,7 +23,9 @@ public struct AdminUpstream: Codable, Sendable, Equatable {
     public var bytesFromUpstream: Int64
 
     /// Creates an upstream status.
-    public init(name: String, kind: String, authType: String, token: Token, errors: [String: Int], bytesFromUpstream: Int64) {
+    public init(
+        name: String, kind: String, authType: String, token: Token, errors: [String: Int], bytesFromUpstream: Int64
+    ) {
         self.name = name
         self.kind = kind
         self.authType = authType
@@ -31,13 +33,4 @@ public struct AdminUpstream: Codable, Sendable, Equatable {
         self.errors = errors
         self.bytesFromUpstream = bytesFromUpstream
     }
-}
-
-/// `GET /admin/upstreams`.
-public struct AdminUpstreamList: Codable, Sendable, Equatable {
-    /// Every configured upstream, by name.
-    public var upstreams: [AdminUpstream]
-
-    /// Creates a list.
-    public init(upstreams: [AdminUpstream]) { self.upstreams = upstreams }
 }

@@ -64,7 +64,8 @@ final class PrefetchRegistry: Sendable {
     private static func trim(_ entries: inout [String: AdminPrefetch]) {
         let finished = entries.filter { $0.value.state != .running }
         guard finished.count > retainedFinished else { return }
-        let oldest = finished.sorted { $0.value.startedAt < $1.value.startedAt }.prefix(finished.count - retainedFinished)
+        let oldest = finished.sorted { $0.value.startedAt < $1.value.startedAt }.prefix(
+            finished.count - retainedFinished)
         for (key, _) in oldest { entries[key] = nil }
     }
 }

@@ -57,7 +57,8 @@ struct PrefetchRequest: Decodable, Equatable {
         guard let ranges else { return length > 0 ? [ByteRange(first: 0, last: length - 1)] : [] }
         return try ranges.map { range throws(Invalid) in
             guard range[0] < length else {
-                throw Invalid(detail: "range [\(range[0]), \(range[1])] starts past the end of the object (\(length) bytes)")
+                throw Invalid(
+                    detail: "range [\(range[0]), \(range[1])] starts past the end of the object (\(length) bytes)")
             }
             return ByteRange(first: range[0], last: min(range[1], length - 1))
         }

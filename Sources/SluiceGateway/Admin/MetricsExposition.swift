@@ -1,0 +1,99 @@
+import SluiceCache
+
+/// The gateway's metrics in Prometheus text format: request outcomes, byte sources, per-upstream traffic, latency
+/// and errors, cache state, token refreshes.
+enum MetricsExposition {
+    /// Renders every metric family; per-upstream families list each configured upstream (zero when idle) and any
+    /// other upstream that has samples.
+    static func render(
+        snapshot: GatewayMetrics.Snapshot, stats: CacheStats, inflightFetches: Int, upstreams configured: [String]
+    ) -> String {
+        var out = PrometheusText()
+        traffic(snapshot, into: &out)
+        let names = Set(configured).union(snapshot.bytesFromUpstream.keys).union(snapshot.firstByte.keys)
+            .union(snapshot.upstreamErrors.keys).sorted()
+        upstreams(names, snapshot, into: &out)
+        cache(stats, inflightFetches: inflightFetches, into: &out)
+        out.family(
+            "sluice_token_refreshes_total", type: "counter",
+            help: "OAuth2 token refreshes per upstream (no samples until an OAuth2 upstream is configured).")
+        out.family(
+            "sluice_token_refresh_failures_total", type: "counter",
+            help: "Failed OAuth2 token refreshes per upstream (no samples until an OAuth2 upstream is configured).")
+        return out.text
+    }
+
+    /// Responses by outcome, bytes by source, byte hit ratio.
+    private static func traffic(_ snapshot: GatewayMetrics.Snapshot, into out: inout PrometheusText) {
+        out.family(
+            "sluice_requests_total", type: "counter",
+            help: "Responses by HTTP status and X-Cache outcome (none: not a stream response).")
+        let responses = snapshot.responses.sorted { ($0.key.status, $0.key.cache) < ($1.key.status, $1.key.cache) }
+        for (key, count) in responses {
+            let cache = key.cache == "-" ? "none" : key.cache
+            out.sample("sluice_requests_total", [("status", String(key.status)), ("cache", cache)], Int64(count))
+        }
+        let fromUpstream = snapshot.totalBytesFromUpstream
+        out.family(
+            "sluice_cache_bytes_total", type: "counter",
+            help: "Body bytes by source: sent from the cache, or received from upstreams.")
+        out.sample("sluice_cache_bytes_total", [("source", "cache")], snapshot.bytesFromCache)
+        out.sample("sluice_cache_bytes_total", [("source", "upstream")], fromUpstream)
+        out.family(
+            "sluice_cache_byte_hit_ratio", type: "gauge",
+            help: "Bytes from cache / (bytes from cache + bytes from upstreams); 0 before any byte.")
+        let ratio = AdminCacheTotals.ratio(snapshot.bytesFromCache, of: snapshot.bytesFromCache + fromUpstream)
+        out.sample("sluice_cache_byte_hit_ratio", [], ratio)
+    }
+
+    /// Bytes, first-byte latency histogram and errors of each upstream in `names`.
+    private static func upstreams(
+        _ names: [String], _ snapshot: GatewayMetrics.Snapshot, into out: inout PrometheusText
+    ) {
+        out.family("sluice_upstream_bytes_total", type: "counter", help: "Bytes received from each upstream.")
+        for name in names {
+            out.sample("sluice_upstream_bytes_total", [("upstream", name)], snapshot.bytesFromUpstream[name] ?? 0)
+        }
+        let latency = "sluice_upstream_first_byte_seconds"
+        out.family(
+            latency, type: "histogram", help: "Time from asking an upstream for bytes to its first byte, per upstream.")
+        for name in names {
+            let histogram = snapshot.firstByte[name] ?? GatewayMetrics.Histogram()
+            // The histogram's counts are already cumulative: each observation counts in every bucket it fits.
+            for (bound, count) in zip(GatewayMetrics.Histogram.bounds, histogram.counts) {
+                let le = PrometheusText.format(bound)
+                out.sample(latency + "_bucket", [("upstream", name), ("le", le)], Int64(count))
+            }
+            out.sample(latency + "_bucket", [("upstream", name), ("le", "+Inf")], Int64(histogram.count))
+            out.sample(latency + "_sum", [("upstream", name)], histogram.sum)
+            out.sample(latency + "_count", [("upstream", name)], Int64(histogram.count))
+        }
+        out.family(
+            "sluice_upstream_errors_total", type: "counter",
+            help: "Failed upstream requests by upstream and error kind.")
+        for name in names {
+            for (kind, count) in (snapshot.upstreamErrors[name] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                out.sample("sluice_upstream_errors_total", [("upstream", name), ("kind", kind)], Int64(count))
+            }
+        }
+    }
+
+    /// Fetches running, evictions by reason, disk use, size limit, entries.
+    private static func cache(_ stats: CacheStats, inflightFetches: Int, into out: inout PrometheusText) {
+        out.family("sluice_inflight_fetches", type: "gauge", help: "Upstream fetches running now.")
+        out.sample("sluice_inflight_fetches", [], Int64(inflightFetches))
+        out.family(
+            "sluice_cache_evictions_total", type: "counter",
+            help: "Chunks removed from the cache since start, by reason.")
+        for reason in EvictionReason.allCases {
+            out.sample(
+                "sluice_cache_evictions_total", [("reason", reason.rawValue)], Int64(stats.evictions[reason] ?? 0))
+        }
+        out.family("sluice_cache_disk_bytes", type: "gauge", help: "Allocated disk bytes of the cache directory.")
+        out.sample("sluice_cache_disk_bytes", [], stats.diskBytes)
+        out.family("sluice_cache_max_bytes", type: "gauge", help: "Configured cache.maxSize in bytes.")
+        out.sample("sluice_cache_max_bytes", [], stats.maxBytes)
+        out.family("sluice_cache_entries", type: "gauge", help: "Assets in the cache index.")
+        out.sample("sluice_cache_entries", [], Int64(stats.entries))
+    }
+}
