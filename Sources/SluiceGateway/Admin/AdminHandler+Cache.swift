@@ -50,6 +50,7 @@ extension AdminHandler {
     /// `DELETE /admin/cache/assets/{upstream}/{path}`.
     func purge(_ asset: AssetID) throws(CacheError) -> HTTPResponse {
         let key = asset.description
+        prefetches.cancel(key)
         guard try store.purge(key) else {
             return Problem.notFound("\(key) is not cached").response
         }
@@ -59,6 +60,7 @@ extension AdminHandler {
 
     /// `DELETE /admin/cache`.
     func purgeAll() throws(CacheError) -> HTTPResponse {
+        prefetches.cancel()
         try store.purgeAll()
         prefetches.forgetFinished()
         return HTTPResponse(status: 204)

@@ -51,7 +51,7 @@ extension AdminHandler {
             let job = PrefetchJob(
                 asset: asset, info: info, upstream: upstream, plan: plan, store: store, coordinator: coordinator,
                 metrics: metrics, registry: prefetches)
-            Task.detached { await job.run() }
+            prefetches.start(key) { await job.run() }
         }
         let location = asset.adminPath
         var response = HTTPResponse.document(

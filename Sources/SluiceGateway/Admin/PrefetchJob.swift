@@ -52,6 +52,7 @@ struct PrefetchJob: Sendable {
         var buffer = [UInt8](repeating: 0, count: Self.bufferSize)
         var offset: Int64 = 0
         while offset < count {
+            if Task.isCancelled { return "stopped by a purge" }
             let step = buffer.withUnsafeMutableBytes { body.read(at: offset, into: $0) }
             switch step {
             case .bytes(let n):

@@ -10,6 +10,8 @@ final class PrefetchRegistry: Sendable {
     static let retainedFinished = 1_000
 
     private let entries = Mutex<[String: AdminPrefetch]>([:])
+    /// Background tasks of running prefetches, so that a purge can stop them.
+    private let tasks = Mutex<[String: Task<Void, Never>]>([:])
 
     /// Records a new prefetch of `assetID` with `bytesDone` of `bytesTotal` already cached; nil when one is
     /// already running for it.
@@ -23,6 +25,24 @@ final class PrefetchRegistry: Sendable {
         }
     }
 
+    /// Runs `work` as the background task of `assetID`'s prefetch.
+    func start(_ assetID: String, _ work: @escaping @Sendable () async -> Void) {
+        let task = Task.detached { await work() }
+        tasks.withLock { $0[assetID] = task }
+    }
+
+    /// Stops running prefetches of `assetID` (nil: of every asset) after a purge, so the purge is not undone.
+    func cancel(_ assetID: String? = nil) {
+        let stopped = tasks.withLock { tasks -> [Task<Void, Never>] in
+            guard let assetID else {
+                defer { tasks = [:] }
+                return Array(tasks.values)
+            }
+            return tasks.removeValue(forKey: assetID).map { [$0] } ?? []
+        }
+        for task in stopped { task.cancel() }
+    }
+
     /// Counts `count` more bytes done.
     func advance(_ assetID: String, by count: Int64) {
         entries.withLock { $0[assetID]?.bytesDone += count }
@@ -30,6 +50,7 @@ final class PrefetchRegistry: Sendable {
 
     /// Marks the prefetch done.
     func finish(_ assetID: String, at date: Date = Date()) {
+        tasks.withLock { _ = $0.removeValue(forKey: assetID) }
         entries.withLock { entries in
             entries[assetID]?.state = .done
             entries[assetID]?.finishedAt = date
@@ -38,6 +59,7 @@ final class PrefetchRegistry: Sendable {
 
     /// Marks the prefetch failed with a reason safe to show.
     func fail(_ assetID: String, reason: String, at date: Date = Date()) {
+        tasks.withLock { _ = $0.removeValue(forKey: assetID) }
         entries.withLock { entries in
             entries[assetID]?.state = .failed
             entries[assetID]?.error = reason
