@@ -33,7 +33,7 @@ run: build
 
 # The fault origin's own tests first (seconds), then the Swift suites. Swift Testing runs tests
 # concurrently on the cooperative pool (one thread per core); --num-workers bounds XCTest too.
-test: test-deps
+test: test-deps lint
 	python3 -m unittest discover -s Tests/Fixtures -p 'test_*.py'
 	swift build --build-tests -j $(JOBS) $(SWIFT_STRICT)
 	swift test --skip-build --parallel --num-workers $(JOBS)

@@ -147,8 +147,9 @@ final class CurlTransfer: @unchecked Sendable {
         skip -= skipped
         guard skipped < total else { return total }
         if !headDelivered {
-            // The body of a 3xx this transfer will follow is not the answer.
-            if redirectTarget() != nil { return total }
+            // The body of a 3xx this transfer will follow is not the answer. CURLINFO_REDIRECT_URL is only filled
+            // in when the transfer is done (libcurl 7.88), so here the status and Location header decide.
+            if willRedirect() { return total }
             headDelivered = true
             switch delegate.head(responseHead()) {
             case .proceed: break
@@ -244,11 +245,20 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: Response inspection (curl thread)
 
     /// Where a 3xx sends us, when it is one we follow and hops remain.
+    /// Whether the response being received is a redirect that ``redirectTarget()`` will follow once it is done.
+    private func willRedirect() -> Bool {
+        guard hops < request.maxRedirects else { return false }
+        let head = responseHead()
+        return Self.redirectStatuses.contains(head.status) && head.value("location") != nil
+    }
+
+    private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
     private func redirectTarget() -> String? {
         guard let easy, hops < request.maxRedirects else { return nil }
         var status = 0
         sluice_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-        guard [301, 302, 303, 307, 308].contains(status) else { return nil }
+        guard Self.redirectStatuses.contains(status) else { return nil }
         var location: UnsafeMutablePointer<CChar>?
         sluice_easy_getinfo_string(easy, CURLINFO_REDIRECT_URL, &location)
         return location.map { String(cString: $0) }

@@ -16,15 +16,22 @@ If-Modified-Since. The first path segment may select a fault, so one origin serv
     /ignore-range/<path>           always 200 with the full body, no Accept-Ranges
     /short/<path>                  promises Content-Length, sends half the body, closes
     /slow/<path>                   sends the body at --slow-rate bytes/s (default 256 KiB/s)
-    /redirect/PORT/<path>          302 to http://127.0.0.1:PORT/<path> (query kept)
+    /redirect/PORT/<path>          302 to http://127.0.0.1:PORT/<path> (query kept), with a short body
+    /redirect-bare/PORT/<path>     the same 302 with an empty body
     /wrong-range/<path>            206 whose Content-Range does not match the requested range
+    /no-head/<path>                HEAD answers 405 (Allow: GET); GET is normal
+    /head-without-length/<path>    HEAD answers 200 with the validators but no Content-Length; GET is normal
     /echo-headers[/...]            the request headers as a JSON object (name as sent -> value)
 
 Control (never counted, never behind auth):
 
     GET  /_stats    {"requests": N, "bytes": M, "byPath": {path: {"requests", "bytes"}},
                      "byStatus": {"206": n, ...}, "recent": [{"method", "path", "range", "status",
-                     "bytes"}, ... last 1000]}   (bytes = response body bytes written to sockets)
+                     "bytes", "headers", "ended"}, ... last 1000]}
+                    bytes = response body bytes written to sockets; headers = the request's fields
+                    (lower-cased names); ended = null while answering, then "complete", "client-gone"
+                    (the client closed first) or "cut" (the origin closed early: /short/, a stall
+                    that reached --stall-max or SIGTERM)
     POST /_reset    zeroes everything above, answers 204
 
 With --user and --pass every other path needs `Authorization: Basic` (else 401). Once listening,
@@ -70,9 +77,10 @@ class Stats:
             self.by_status = {}
             self.recent = []
 
-    def begin(self, method, path, range_header):
-        """Counts a request; returns its record, to which `add_bytes` and `set_status` write."""
-        record = {"method": method, "path": path, "range": range_header, "status": None, "bytes": 0}
+    def begin(self, method, path, headers):
+        """Counts a request; returns its record, to which `add_bytes`, `set_status` and `end` write."""
+        record = {"method": method, "path": path, "range": headers.get("Range"), "status": None, "bytes": 0,
+                  "headers": joined_fields(headers, lower=True), "ended": None}
         with self.lock:
             self.requests += 1
             entry = self.by_path.setdefault(path, {"requests": 0, "bytes": 0})
@@ -86,6 +94,12 @@ class Stats:
             record["status"] = status
             key = str(status)
             self.by_status[key] = self.by_status.get(key, 0) + 1
+
+    def end(self, record, how):
+        """Marks how the answer ended (the first call wins)."""
+        with self.lock:
+            if record["ended"] is None:
+                record["ended"] = how
 
     def add_bytes(self, record, count):
         with self.lock:
@@ -106,6 +120,15 @@ class Stats:
 
 class ClientGone(Exception):
     """The client closed the connection while we were writing."""
+
+
+def joined_fields(headers, lower=False):
+    """Request header fields as a dict, repeated fields joined with ", " (RFC 9110 §5.3)."""
+    fields = {}
+    for name, value in headers.items():
+        key = name.lower() if lower else name
+        fields[key] = fields[key] + ", " + value if key in fields else value
+    return fields
 
 
 def parse_single_range(header, size):
@@ -215,12 +238,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
             return
-        self.record = self.stats.begin(self.command, path, self.headers.get("Range"))
+        self.record = self.stats.begin(self.command, path, self.headers)
         self.send_body = send_body
         try:
             self.route(path)
         except ClientGone:
+            self.stats.end(self.record, "client-gone")
             self.close_connection = True
+        self.stats.end(self.record, "complete")
 
     def route(self, path):
         if path.startswith("/_"):
@@ -239,13 +264,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if fault == "delay" and len(segments) > 2 and segments[2].isdigit():
             STOPPING.wait(int(segments[2]) / 1000)
             return self.serve_file("/".join(segments[3:]), mode="normal")
-        if fault == "redirect" and len(segments) > 2 and segments[2].isdigit():
-            return self.redirect(int(segments[2]), "/".join(segments[3:]))
+        if fault in ("redirect", "redirect-bare") and len(segments) > 2 and segments[2].isdigit():
+            return self.redirect(int(segments[2]), "/".join(segments[3:]), bare=fault == "redirect-bare")
         if fault == "stall":
             self.close_connection = True
             return self.hold_until_client_goes()
         if fault in ("stall-body", "ignore-range", "short", "slow", "wrong-range"):
             return self.serve_file(rest, mode=fault)
+        if fault in ("no-head", "head-without-length") and self.command == "HEAD":
+            return self.head_fault(rest, fault)
+        if fault in ("no-head", "head-without-length"):
+            return self.serve_file(rest, mode="normal")
         return self.serve_file(path.lstrip("/"), mode="normal")
 
     # -- simple answers ---------------------------------------------------------------------
@@ -273,15 +302,28 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.simple(status, "status %d\n" % status, headers)
 
     def echo_headers(self):
-        echoed = {}
-        for name, value in self.headers.items():
-            echoed[name] = echoed[name] + ", " + value if name in echoed else value
-        self.simple(200, json.dumps(echoed), content_type="application/json")
+        self.simple(200, json.dumps(joined_fields(self.headers)), content_type="application/json")
 
-    def redirect(self, port, rest):
+    def redirect(self, port, rest, bare):
         query = urllib.parse.urlsplit(self.path).query
         location = "http://127.0.0.1:%d/%s%s" % (port, rest, "?" + query if query else "")
-        self.simple(302, "see %s\n" % location, {"Location": location})
+        self.simple(302, "" if bare else "see %s\n" % location, {"Location": location})
+
+    def head_fault(self, rel, fault):
+        """HEAD refused (405), or answered without Content-Length: what some origins do (RFC 9110 §9.3.2 only
+        says a server SHOULD send the GET's header fields)."""
+        if fault == "no-head":
+            return self.simple(405, "", {"Allow": "GET"})
+        full = self.resolve(rel)
+        if full is None:
+            return self.simple(404, "not found\n")
+        etag, last_modified = self.validators_of(os.stat(full))
+        self.begin_response(200)
+        self.send_header("ETag", etag)
+        self.send_header("Last-Modified", last_modified)
+        self.send_header("Accept-Ranges", "bytes")
+        self.send_header("Content-Type", mimetypes.guess_type(full)[0] or "application/octet-stream")
+        self.end_headers()
 
     def begin_response(self, status):
         self.stats.set_status(self.record, status)
@@ -306,8 +348,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with open(full, "rb") as f:
             st = os.fstat(f.fileno())
             size = st.st_size
-            etag = '"%x-%x-%x"' % (st.st_ino, size, st.st_mtime_ns)
-            last_modified = email.utils.formatdate(st.st_mtime, usegmt=True)
+            etag, last_modified = self.validators_of(st)
             validators = {"ETag": etag, "Last-Modified": last_modified}
             if mode != "ignore-range":
                 validators["Accept-Ranges"] = "bytes"
@@ -361,6 +402,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return
             if mode == "short":
                 self.copy(f, first, length // 2)
+                self.stats.end(self.record, "cut")
                 self.connection.shutdown(socket.SHUT_RDWR)
             elif mode == "stall-body":
                 self.copy(f, first, length // 2)
@@ -369,6 +411,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.copy(f, first, length, rate=self.slow_rate)
             else:
                 self.copy(f, first, length)
+
+    @staticmethod
+    def validators_of(st):
+        """The strong ETag and the Last-Modified date of a file, from its stat."""
+        return '"%x-%x-%x"' % (st.st_ino, st.st_size, st.st_mtime_ns), email.utils.formatdate(st.st_mtime, usegmt=True)
 
     @staticmethod
     def mismatched(first, last, size):
@@ -422,14 +469,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if readable:
                 try:
                     if not sock.recv(65536):
-                        return
+                        return self.stats.end(self.record, "client-gone")
                 except OSError:
-                    return
+                    return self.stats.end(self.record, "client-gone")
+        self.stats.end(self.record, "cut")
 
 
 class Server(http.server.ThreadingHTTPServer):
     daemon_threads = True
-    allow_reuse_address = True
     request_queue_size = 128
 
 
@@ -456,6 +503,10 @@ def main():
     Handler.slow_rate = args.slow_rate
     Handler.stall_max = args.stall_max
 
+    # SO_REUSEADDR only for a fixed port (a quick restart on it). With port 0 it lets the kernel hand out a port that
+    # other sockets still hold, and listen() then fails with EADDRINUSE (seen under load, with many loopback
+    # connections open).
+    Server.allow_reuse_address = args.port != 0
     server = Server((args.host, args.port), Handler)
     port = server.server_address[1]
 

@@ -178,8 +178,25 @@ class FaultOriginTests(unittest.TestCase):
         self.assertGreater(time.monotonic() - started, 0.29)
 
     def test_redirect_keeps_path_and_query(self):
-        status, headers, _ = self.origin.request("/redirect/4242/sub/a%20b.bin?x=1")
+        status, headers, body = self.origin.request("/redirect/4242/sub/a%20b.bin?x=1")
         self.assertEqual((status, headers["Location"]), (302, "http://127.0.0.1:4242/sub/a%20b.bin?x=1"))
+        self.assertNotEqual(body, b"")
+        status, headers, body = self.origin.request("/redirect-bare/4242/sub/a%20b.bin?x=1")
+        self.assertEqual((status, headers["Location"], headers["Content-Length"], body),
+                         (302, "http://127.0.0.1:4242/sub/a%20b.bin?x=1", "0", b""))
+
+    def test_head_faults_leave_get_alone(self):
+        _, plain, _ = self.origin.request("/data.bin", method="HEAD")
+        status, headers, _ = self.origin.request("/no-head/data.bin", method="HEAD")
+        self.assertEqual((status, headers["Allow"]), (405, "GET"))
+        status, headers, _ = self.origin.request("/head-without-length/data.bin", method="HEAD")
+        self.assertEqual((status, headers["ETag"], headers["Last-Modified"]), (200, plain["ETag"], plain["Last-Modified"]))
+        self.assertNotIn("Content-Length", headers)
+        for prefix in ("no-head", "head-without-length"):
+            with self.subTest(prefix=prefix):
+                status, headers, body = self.origin.request("/%s/data.bin" % prefix, {"Range": "bytes=0-0"})
+                self.assertEqual((status, headers["Content-Range"], headers["ETag"], body),
+                                 (206, "bytes 0-0/%d" % SIZE, plain["ETag"], self.data[:1]))
 
     def test_echo_headers(self):
         status, _, body = self.origin.request("/echo-headers", {"X-Probe": "1", "Authorization": "Bearer t"})
@@ -205,8 +222,35 @@ class FaultOriginTests(unittest.TestCase):
             self.assertEqual(stats["byPath"]["/data.bin"], {"requests": 3, "bytes": 100 + SIZE})
             self.assertEqual(stats["byStatus"], {"206": 1, "200": 2})
             self.assertEqual([r["range"] for r in stats["recent"]], ["bytes=0-99", None, None])
+            self.assertEqual([r["ended"] for r in stats["recent"]], ["complete"] * 3)
+            self.assertEqual(stats["recent"][0]["headers"]["range"], "bytes=0-99")
             self.assertEqual(origin.request("/_reset", method="POST")[0], 204)
             self.assertEqual(origin.stats()["requests"], 0)
+        finally:
+            origin.close()
+
+    def test_recent_says_how_each_answer_ended(self):
+        origin = Origin(os.path.join(self.tmp.name, "root"), "--slow-rate", "65536")
+        try:
+            with socket.create_connection(("127.0.0.1", origin.port)) as s:
+                s.sendall(b"GET /short/data.bin HTTP/1.1\r\nHost: x\r\nX-Probe: a\r\nX-Probe: b\r\n\r\n")
+                read_until_closed(s)
+            with socket.create_connection(("127.0.0.1", origin.port)) as s:
+                s.sendall(b"GET /slow/data.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+                s.recv(1)
+            with socket.create_connection(("127.0.0.1", origin.port)) as s:
+                s.sendall(b"GET /stall/data.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+            deadline = time.monotonic() + 10
+            while True:
+                recent = origin.stats()["recent"]
+                if all(r["ended"] for r in recent) or time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+            self.assertEqual([(r["path"], r["ended"]) for r in recent],
+                             [("/short/data.bin", "cut"), ("/slow/data.bin", "client-gone"),
+                              ("/stall/data.bin", "client-gone")])
+            self.assertEqual(recent[0]["headers"]["x-probe"], "a, b")
+            self.assertLess(recent[1]["bytes"], SIZE)
         finally:
             origin.close()
 

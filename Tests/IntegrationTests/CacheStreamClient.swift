@@ -72,7 +72,7 @@ enum CacheStreamClient {
         var request = "GET \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         request += "Connection: close\r\n\r\n"
-        try sendAll(descriptor, Array(request.utf8))
+        try RawHTTP.send(Array(request.utf8), to: descriptor)
 
         var buffer = [UInt8](repeating: 0, count: 256 << 10)
         var head: [UInt8] = []
@@ -84,8 +84,8 @@ enum CacheStreamClient {
                 throw PeerError("no complete response head from \(target) (\(head.count) bytes, errno \(errno))")
             }
             head += buffer[..<count]
-            if let end = headEnd(head) {
-                response = try parseHead(head[..<end])
+            if let end = ResponseHead.end(in: head) {
+                response = try streamedResponse(ResponseHead(head[..<end]))
                 leftover = Array(head[(end + 4)...])
             }
         }
@@ -121,38 +121,11 @@ enum CacheStreamClient {
         return result
     }
 
-    private static func sendAll(_ descriptor: Int32, _ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes {
-                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            guard sent > 0 else { throw PeerError("send failed: errno \(errno)") }
-            offset += sent
-        }
-    }
-
-    private static func headEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        return (0...(bytes.count - 4)).first {
-            bytes[$0] == 13 && bytes[$0 + 1] == 10 && bytes[$0 + 2] == 13 && bytes[$0 + 3] == 10
-        }
-    }
-
-    private static func parseHead(_ bytes: ArraySlice<UInt8>) throws -> StreamedResponse {
-        let lines = String(decoding: bytes, as: UTF8.self).components(separatedBy: "\r\n")
-        let parts = lines[0].split(separator: " ")
-        guard parts.count >= 2, let status = Int(parts[1]) else { throw PeerError("bad status line: \(lines[0])") }
-        var headers: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { throw PeerError("bad header line: \(line)") }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers[name] = headers[name].map { $0 + ", " + value } ?? value
-        }
+    private static func streamedResponse(_ head: ResponseHead) throws -> StreamedResponse {
+        let headers = head.headers
         guard headers["transfer-encoding"] == nil else { throw PeerError("unexpected Transfer-Encoding") }
         let length = headers["content-length"].flatMap { Int64($0) } ?? 0
-        return StreamedResponse(status: status, headers: headers, contentLength: length)
+        return StreamedResponse(status: head.status, headers: headers, contentLength: length)
     }
 }
 
@@ -186,7 +159,7 @@ private final class ExpectedReader {
             return bytes.withUnsafeBytes { all in
                 let reference = UnsafeRawBufferPointer(
                     rebasing: all[min(start, all.count)..<(min(start, all.count) + available)])
-                return Self.firstDifference(received, reference)
+                return received.firstDifference(from: reference)
             }
         case .file(_, let offset):
             if scratch.count < received.count { scratch = [UInt8](repeating: 0, count: received.count) }
@@ -194,17 +167,8 @@ private final class ExpectedReader {
                 pread(descriptor, $0.baseAddress, received.count, off_t(offset + at))
             }
             return scratch.withUnsafeBytes {
-                Self.firstDifference(received, UnsafeRawBufferPointer(rebasing: $0[..<max(0, count)]))
+                received.firstDifference(from: UnsafeRawBufferPointer(rebasing: $0[..<max(0, count)]))
             }
         }
-    }
-
-    /// First index where `a` and `b` differ; a `b` shorter than `a` differs at its end.
-    private static func firstDifference(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int? {
-        let common = min(a.count, b.count)
-        if common > 0, memcmp(a.baseAddress!, b.baseAddress!, common) != 0 {
-            return (0..<common).first { a[$0] != b[$0] }
-        }
-        return common < a.count ? common : nil
     }
 }

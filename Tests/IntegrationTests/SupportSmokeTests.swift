@@ -27,6 +27,24 @@ import Testing
         #expect(Array(data[1000..<2000]).matches(data[1000..<2000]))
     }
 
+    @Test func pollTakesALastLookOnceTheTimeoutPassed() async {
+        #expect(await Poll.until(within: .zero) { true })
+        #expect(await Poll.value(within: .milliseconds(30)) { nil as Int? } == nil)
+    }
+
+    @Test func responseHeadJoinsRepeatedFieldsAndRefusesBadLines() throws {
+        let text = "HTTP/1.1 206 Partial Content\r\nX-A: 1\r\nx-a:  2 \r\nContent-Range: bytes 0-0/9\r\n\r\nbody"
+        let raw = Array(text.utf8)
+        let end = try #require(ResponseHead.end(in: raw))
+        let head = try ResponseHead(raw[..<end])
+        #expect(head.status == 206)
+        #expect(head.fields.map(\.name) == ["X-A", "x-a", "Content-Range"])
+        #expect(head.headers == ["x-a": "1, 2", "content-range": "bytes 0-0/9"])
+        #expect(ResponseHead.end(in: Array("HTTP/1.1 200 OK\r\n".utf8)) == nil)
+        #expect(throws: PeerError.self) { try ResponseHead(Array("garbage".utf8)) }
+        #expect(throws: PeerError.self) { try ResponseHead(Array("HTTP/1.1 200 OK\r\nno colon".utf8)) }
+    }
+
     @Test func faultOriginCountsAndGatewayServes() async throws {
         let content = try TemporaryDirectory()
         let data = try RandomData.file("a b.bin", in: content, count: 100_000)

@@ -1,5 +1,7 @@
 import Foundation
 import SluiceHTTP
+import SluiceTestSupport
+import Synchronization
 import Testing
 
 extension HTTPServerTests {
@@ -15,16 +17,16 @@ extension HTTPServerTests {
                 HTTPResponse(status: 206, body: .file(descriptor: open(path, O_RDONLY), offset: 1000, length: 500_000))
             },
             run: { server in
-                let responses = try await offPool {
+                let responses = try await RawHTTP.onThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     return [try connection.get("/f"), try connection.get("/f")]
                 }
                 for response in responses {
                     #expect(response.status == 206)
-                    #expect(response.body == Array(content[1000..<501_000]))
+                    #expect(response.body.matches(content[1000..<501_000]))
                 }
             })
-        #expect(OpenDescriptors.referencing(path) == 0)
+        #expect(SocketCensus.files(at: path) == 0)
         #expect(log.all.map(\.bytesSent) == [500_000, 500_000])
     }
 
@@ -34,16 +36,13 @@ extension HTTPServerTests {
         let source = ScriptedSource(
             data: data, chunk: 10_000, mode: .alternate(delayMicroseconds: wakeDelayMicroseconds))
         let log = ExchangeLog()
-        try await withServer(
-            log: log,
-            handler: { _ in
-                HTTPResponse(status: 200, body: .stream(length: Int64(data.count), source: source))
-            },
+        try await withStreamServer(
+            source, log: log,
             run: { server in
-                let response = try await offPool { try RawHTTPConnection(port: server.port).get("/s") }
+                let response = try await RawHTTP.onThread { try RawHTTPConnection(port: server.port).get("/s") }
                 #expect(response.body.count == data.count)
-                #expect(response.body == data)
-                #expect(await eventually { source.closes == [true] })
+                #expect(response.body.matches(data[...]))
+                #expect(await Poll.until(within: .seconds(30)) { source.closes == [true] })
             })
         #expect(!source.readOutOfOrder)
         #expect(log.all.map(\.bytesSent) == [Int64(data.count)])
@@ -54,13 +53,10 @@ extension HTTPServerTests {
         let data = testBytes(100_000)
         let source = ScriptedSource(data: data, chunk: 10_000, mode: .failing(failAfter: 30_000))
         let log = ExchangeLog()
-        try await withServer(
-            log: log,
-            handler: { _ in
-                HTTPResponse(status: 200, body: .stream(length: Int64(data.count), source: source))
-            },
+        try await withStreamServer(
+            source, log: log,
             run: { server in
-                let closedEarly = try await offPool {
+                let closedEarly = try await RawHTTP.onThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     do {
                         _ = try connection.get("/")
@@ -70,7 +66,7 @@ extension HTTPServerTests {
                     }
                 }
                 #expect(closedEarly)
-                #expect(await eventually { source.closes == [false] })
+                #expect(await Poll.until(within: .seconds(30)) { source.closes == [false] })
             })
         #expect(log.all.map(\.completed) == [false])
         #expect(log.all.map(\.bytesSent) == [30_000])
@@ -79,8 +75,10 @@ extension HTTPServerTests {
     @Test func handlerResponseForAGoneClientIsDiscarded() async throws {
         let source = ScriptedSource(data: testBytes(10), mode: .immediate)
         let cancelled = ExchangeLog()
+        let entered = Mutex(false)
         try await withServer(
             handler: { request in
+                entered.withLock { $0 = true }
                 do {
                     try await Task.sleep(for: .seconds(20))
                 } catch {
@@ -92,14 +90,15 @@ extension HTTPServerTests {
                 return HTTPResponse(status: 200, body: .stream(length: 10, source: source))
             },
             run: { server in
-                try await offPool {
+                let connection = try await RawHTTP.onThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     try connection.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
-                    Thread.sleep(forTimeInterval: 0.2)
-                    connection.shutdownBoth()
+                    return connection
                 }
-                #expect(await eventually { cancelled.all.count == 1 })
-                #expect(await eventually { source.closes == [false] })
+                #expect(await Poll.until(within: .seconds(30)) { entered.withLock { $0 } })
+                connection.shutdownBoth()
+                #expect(await Poll.until(within: .seconds(30)) { cancelled.all.count == 1 })
+                #expect(await Poll.until(within: .seconds(30)) { source.closes == [false] })
             })
     }
 }

@@ -1,4 +1,5 @@
 import SluiceHTTP
+import SluiceTestSupport
 import Testing
 
 extension HTTPServerTests {
@@ -10,7 +11,7 @@ extension HTTPServerTests {
 
     @Test func rawPathArrivesPercentEncoded() async throws {
         try await withServer(handler: Self.echo) { server in
-            let response = try await offPool {
+            let response = try await RawHTTP.onThread {
                 try RawHTTPConnection(port: server.port).get("/stream/a/%2e%2e/%2F/b%20c+d?x=%2F")
             }
             #expect(
@@ -21,10 +22,10 @@ extension HTTPServerTests {
     @Test func queryIsRawAndDecodable() async throws {
         let seen = ExchangeLog()
         try await withServer(log: seen, handler: Self.echo) { server in
-            _ = try await offPool {
+            _ = try await RawHTTP.onThread {
                 try RawHTTPConnection(port: server.port).get("/q?a=1&b=hello%20world&c=x+y&flag&a=2")
             }
-            _ = try await offPool { try RawHTTPConnection(port: server.port).get("/noquery") }
+            _ = try await RawHTTP.onThread { try RawHTTPConnection(port: server.port).get("/noquery") }
         }
         let requests = seen.all.map(\.request).sorted { $0.path < $1.path }
         #expect(requests.map(\.path) == ["/noquery", "/q"])
@@ -40,7 +41,7 @@ extension HTTPServerTests {
                 HTTPResponse(status: 201, headers: ["X-Method": request.method], body: .bytes(request.body))
             },
             run: { server in
-                let (fixed, chunked) = try await offPool {
+                let (fixed, chunked) = try await RawHTTP.onThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     try connection.send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: \(payload.count)\r\n\r\n")
                     try connection.send(payload)
@@ -73,7 +74,7 @@ extension HTTPServerTests {
                 return HTTPResponse(status: 200)
             },
             run: { server in
-                let (declared, chunked, within) = try await offPool {
+                let (declared, chunked, within) = try await RawHTTP.onThread {
                     let declared = try RawHTTPConnection(port: server.port)
                     try declared.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n\r\n")
                     let declaredResponse = try declared.readResponse()
@@ -107,7 +108,7 @@ extension HTTPServerTests {
                 return HTTPResponse(status: 200, body: .bytes(Array(request.path.utf8)))
             },
             run: { server in
-                let responses = try await offPool {
+                let responses = try await RawHTTP.onThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     return [try connection.get("/first"), try connection.get("/second")]
                 }

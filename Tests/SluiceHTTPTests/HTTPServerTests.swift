@@ -1,5 +1,6 @@
 import Foundation
 import SluiceHTTP
+import SluiceTestSupport
 import Testing
 
 /// Live-server tests on 127.0.0.1 with free ports. Serialized: the descriptor-leak checks count this process's
@@ -16,7 +17,7 @@ struct HTTPServerTests {
                     body: .bytes(Array("hello".utf8)))
             },
             run: { server in
-                let response = try await offPool { try RawHTTPConnection(port: server.port).get("/hello") }
+                let response = try await RawHTTP.onThread { try RawHTTPConnection(port: server.port).get("/hello") }
                 #expect(response.status == 200)
                 #expect(response.body == Array("hello".utf8))
                 #expect(response.headers["Content-Length"] == "5")
@@ -41,7 +42,7 @@ struct HTTPServerTests {
                 return HTTPResponse(status: 200, headers: headers, body: .bytes([1, 2, 3]))
             },
             run: { server in
-                let response = try await offPool { try RawHTTPConnection(port: server.port).get("/") }
+                let response = try await RawHTTP.onThread { try RawHTTPConnection(port: server.port).get("/") }
                 #expect(response.headers["X-Good"] == "fine")
                 #expect(response.headers["X-Evil"] == nil)
                 #expect(response.headers["Set-Cookie"] == nil)
@@ -59,7 +60,7 @@ struct HTTPServerTests {
                     : HTTPResponse(status: 200, body: .bytes(Array("after".utf8)))
             },
             run: { server in
-                let (head, get) = try await offPool {
+                let (head, get) = try await RawHTTP.onThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     let head = try connection.get("/a", method: "HEAD")
                     let get = try connection.get("/b")
@@ -75,15 +76,14 @@ struct HTTPServerTests {
     @Test func streamAnswersHeadWithoutReadingTheSource() async throws {
         let source = ScriptedSource(data: testBytes(1000), mode: .immediate)
         let log = ExchangeLog()
-        try await withServer(
-            log: log,
-            handler: { _ in
-                HTTPResponse(status: 200, body: .stream(length: 1000, source: source))
-            },
+        try await withStreamServer(
+            source, log: log,
             run: { server in
-                let response = try await offPool { try RawHTTPConnection(port: server.port).get("/", method: "HEAD") }
+                let response = try await RawHTTP.onThread {
+                    try RawHTTPConnection(port: server.port).get("/", method: "HEAD")
+                }
                 #expect(response.headers["Content-Length"] == "1000")
-                #expect(await eventually { source.closes == [true] })
+                #expect(await Poll.until(within: .seconds(30)) { source.closes == [true] })
             })
         #expect(log.all.map(\.bytesSent) == [0])
     }
@@ -121,7 +121,9 @@ struct HTTPServerTests {
                 HTTPResponse(status: 200, body: .bytes(Array(request.remoteAddress.utf8)))
             },
             run: { server in
-                let response = try await offPool { try RawHTTPConnection(port: server.port, ipv6: true).get("/") }
+                let response = try await RawHTTP.onThread {
+                    try RawHTTPConnection(port: server.port, ipv6: true).get("/")
+                }
                 #expect(response.status == 200)
                 #expect(String(decoding: response.body, as: UTF8.self) == "::1")
             })

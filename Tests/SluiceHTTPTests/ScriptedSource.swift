@@ -47,6 +47,7 @@ final class ScriptedSource: HTTPBodySource {
 
     private struct State {
         var nextOffset: Int64 = 0
+        var reads = 0
         var outOfOrder = false
         var owesPending = true
         var closes: [Bool] = []
@@ -64,6 +65,8 @@ final class ScriptedSource: HTTPBodySource {
         self.mode = mode
     }
 
+    /// How many times the server called `read`.
+    var reads: Int { state.withLock { $0.reads } }
     /// Every `close(completed:)` argument, in order.
     var closes: [Bool] { state.withLock { $0.closes } }
     /// `true` if the server ever asked for an offset other than the next one.
@@ -71,6 +74,7 @@ final class ScriptedSource: HTTPBodySource {
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> HTTPBodyRead {
         state.withLock { state in
+            state.reads += 1
             if offset != state.nextOffset { state.outOfOrder = true }
             switch mode {
             case .immediate:

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceHTTP
+import SluiceTestSupport
 import Synchronization
 
 /// Collects what the server reports through `onComplete`.
@@ -38,21 +39,27 @@ func withServer<T>(
     }
 }
 
-/// Polls `condition` every 10 ms until it holds or `timeout` passes; answers whether it held.
-func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now.advanced(by: timeout)
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
+/// ``withServer(_:log:handler:run:)`` with a server that answers every request with a 200 whose body `source`
+/// streams (all of its data).
+func withStreamServer<T>(
+    _ source: ScriptedSource, log: ExchangeLog = ExchangeLog(), run body: (HTTPServer) async throws -> T
+) async throws -> T {
+    try await withServer(
+        log: log,
+        handler: { _ in HTTPResponse(status: 200, body: .stream(length: Int64(source.data.count), source: source)) },
+        run: body)
 }
 
-/// Deterministic pseudo-random bytes.
+/// Deterministic pseudo-random bytes (a seeded SplitMix64 stream, eight bytes a step: a byte-at-a-time loop over
+/// megabytes holds a cooperative thread for a noticeable while in a debug build).
 func testBytes(_ count: Int, seed: UInt64 = 42) -> [UInt8] {
-    var state = seed
-    return (0..<count).map { _ in
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return UInt8(truncatingIfNeeded: state >> 33)
+    var generator = SeededGenerator(seed: seed)
+    var bytes = [UInt8](repeating: 0, count: (count + 7) / 8 * 8)
+    bytes.withUnsafeMutableBytes { buffer in
+        for index in stride(from: 0, to: buffer.count, by: 8) {
+            buffer.storeBytes(of: generator.next(), toByteOffset: index, as: UInt64.self)
+        }
     }
+    bytes.removeLast(bytes.count - count)
+    return bytes
 }

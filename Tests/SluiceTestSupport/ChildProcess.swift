@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 
-/// A child process in its own process group, stdout and stderr appended to a log file. ``stop()`` (also run at
-/// deinit) sends SIGTERM to the group, then SIGKILL after 2 s, and reaps the child.
+/// A child process in its own process group, stdout and stderr appended to a log file. ``stop()`` sends SIGTERM to
+/// the group, then SIGKILL after 2 s, and reaps the child; releasing a running child does the same on a thread of
+/// its own.
 public final class ChildProcess: Sendable {
     /// The child's process ID (also its process group ID).
     public let pid: pid_t
@@ -52,48 +53,51 @@ public final class ChildProcess: Sendable {
         self.pid = pid
     }
 
-    /// How the child ended, or `nil` while it runs (reaps it when it has ended).
-    public var exitStatus: ChildExit? { reap(blocking: false) }
+    /// How the child ended, or `nil` while it runs. Reaps it once it has ended; from then on its process ID, which
+    /// is also its group's, may be handed to another process (pid_max can be as low as 32768), so nothing is sent to
+    /// either any more.
+    public var exitStatus: ChildExit? {
+        status.withLock { status in
+            if status == nil {
+                var raw: Int32 = 0
+                if waitpid(pid, &raw, WNOHANG) == pid { status = ChildExit(waitStatus: raw) }
+            }
+            return status
+        }
+    }
 
-    /// Sends `signal` to the child alone (not its group).
+    /// Sends `signal` to the child alone (not its group), unless it has been reaped.
     public func send(_ signal: Int32) {
-        guard exitStatus == nil else { return }
-        kill(pid, signal)
+        // Under the lock nobody reaps the child, so its process ID is still its own.
+        status.withLock { status in
+            if status == nil { kill(pid, signal) }
+        }
     }
 
     /// Waits up to `timeout` for the child to end; `nil` if it still runs.
     public func waitForExit(timeout: Duration) async -> ChildExit? {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let status = exitStatus { return status }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return exitStatus
+        await Poll.value(within: timeout) { exitStatus }
     }
 
-    /// Waits until 127.0.0.1:`port` accepts connections; throws (with the log) if the process exits or 15 s pass.
-    public func waitForListener(port: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
-            if FreePort.isListening(port) { return }
+    /// Waits until 127.0.0.1:`port` accepts connections; throws (with the log) if the process ends first or
+    /// `timeout` passes.
+    public func waitForListener(port: Int, timeout: Duration = .seconds(30)) async throws {
+        let started = ContinuousClock.now
+        let listening = try await Poll.until(within: timeout, every: .milliseconds(50)) {
+            if FreePort.isListening(port) { return true }
             if let status = exitStatus { throw PeerError("\(logPath): peer ended (\(status)): \(log())") }
-            try await Task.sleep(for: .milliseconds(50))
+            return false
         }
-        throw PeerError("\(logPath): peer did not listen on \(port): \(log())")
+        guard listening else {
+            throw PeerError("\(logPath): peer did not listen on \(port) in \(ContinuousClock.now - started): \(log())")
+        }
     }
 
     /// Stops the process group (SIGTERM, SIGKILL after 2 s) and reaps the child. Idempotent.
     public func stop() {
-        if exitStatus == nil {
-            kill(-pid, SIGTERM)
-            for _ in 0..<100 {
-                if exitStatus != nil { break }
-                usleep(20_000)
-            }
+        status.withLock { status in
+            if status == nil { status = Self.terminate(group: pid) }
         }
-        // Workers of a server whose leader already ended are still in the group.
-        kill(-pid, SIGKILL)
-        _ = reap(blocking: true)
     }
 
     /// The process's output so far.
@@ -114,19 +118,35 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    private func reap(blocking: Bool) -> ChildExit? {
-        status.withLock { status in
-            if status == nil {
-                var raw: Int32 = 0
-                if waitpid(pid, &raw, blocking ? 0 : WNOHANG) == pid {
-                    status = ChildExit(waitStatus: raw)
-                }
-            }
-            return status
+    /// SIGTERM to the group, up to 2 s for the leader to end, SIGKILL to whatever is left of the group (the workers
+    /// of a server, or a leader that ignored SIGTERM), then reaps the leader. Until it is reaped, the leader keeps
+    /// its process ID, and so the group's, from being reused, which makes the signals safe.
+    private static func terminate(group: pid_t) -> ChildExit {
+        kill(-group, SIGTERM)
+        for _ in 0..<100 {
+            if hasEnded(group) { break }
+            usleep(20_000)
         }
+        kill(-group, SIGKILL)
+        var raw: Int32 = 0
+        waitpid(group, &raw, 0)
+        return ChildExit(waitStatus: raw)
     }
 
+    /// Whether the child `pid` has ended, leaving it unreaped (`WNOWAIT`, waitid(2)). On Linux the `siginfo_t` stays
+    /// zeroed when no child is waitable.
+    private static func hasEnded(_ pid: pid_t) -> Bool {
+        var info = siginfo_t()
+        return waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_signo == SIGCHLD
+    }
+
+    /// Leaves the stopping to a thread of its own: the last reference is often dropped on one of the cooperative
+    /// pool's few threads, which must not sleep for the child.
     deinit {
-        stop()
+        let group = pid
+        guard status.withLock({ $0 == nil }) else { return }
+        Thread.detachNewThread {
+            _ = ChildProcess.terminate(group: group)
+        }
     }
 }

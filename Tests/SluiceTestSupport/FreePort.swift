@@ -1,37 +1,39 @@
 import Foundation
 
-/// Free TCP ports on 127.0.0.1 and waiting for a listener.
+/// Free TCP ports on 127.0.0.1, and whether one has a listener.
 public enum FreePort {
-    /// A port the kernel just handed out for 127.0.0.1 (bind to 0, read it back, close).
+    /// A port free on 127.0.0.1 for a server that takes a port number (nginx, Apache, rclone). It is drawn from
+    /// below the kernel's ephemeral range (`net.ipv4.ip_local_port_range`), where outgoing connections and binds to
+    /// port 0 take theirs: a port from inside that range may be taken by one of the test's own connections before
+    /// the server binds it. Checked by binding to it.
     public static func next() -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        precondition(socket >= 0, "socket() failed")
-        defer { close(socket) }
-        var address = loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        let range = ProcessProbe.readWhole("/proc/sys/net/ipv4/ip_local_port_range")
+        let ephemeralStart = range.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+        let candidates = ephemeralStart > 11_000 ? 10_000..<ephemeralStart : 1024..<65536
+        for _ in 0..<1000 {
+            let port = Int.random(in: candidates)
+            if canBind(port) { return port }
         }
-        precondition(bound == 0, "bind() failed")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        preconditionFailure("no free port in \(candidates)")
     }
 
-    /// Whether something accepts connections on 127.0.0.1:`port`.
-    public static func isListening(_ port: Int) -> Bool {
+    private static func canBind(_ port: Int) -> Bool {
         let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { return false }
         defer { close(socket) }
         var address = loopback(port: port)
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
+    }
+
+    /// Whether something accepts connections on 127.0.0.1:`port`.
+    public static func isListening(_ port: Int) -> Bool {
+        guard let socket = try? RawHTTP.connect(port: port, timeoutSeconds: 1) else { return false }
+        close(socket)
+        return true
     }
 
     /// `sockaddr_in` for 127.0.0.1:`port`.

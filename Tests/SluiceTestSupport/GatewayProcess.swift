@@ -72,15 +72,15 @@ public final class GatewayProcess: Sendable {
     public var logLines: [String] { log().split(separator: "\n").map(String.init) }
 
     private static func waitForPort(_ process: ChildProcess) async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
+        let port = try await Poll.value(within: .seconds(30), every: .milliseconds(25)) { () throws -> Int? in
             for line in process.log().split(separator: "\n") where line.contains("listening") {
                 if let port = listenedPort(in: String(line)) { return port }
             }
             if let status = process.exitStatus { throw PeerError("sluice ended (\(status)): \(process.log())") }
-            try await Task.sleep(for: .milliseconds(25))
+            return nil
         }
-        throw PeerError("sluice did not log `listening`: \(process.log())")
+        guard let port else { throw PeerError("sluice did not log `listening`: \(process.log())") }
+        return port
     }
 
     /// The port in `address=HOST:PORT` (text log) or `"address":"HOST:PORT"` (JSON log).

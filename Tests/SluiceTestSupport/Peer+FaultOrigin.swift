@@ -1,22 +1,11 @@
 import Foundation
 
-/// Counters of the fault origin (`GET /_stats`): requests it received and body bytes it wrote since the last reset.
-public struct FaultOriginStats: Sendable {
-    /// Requests received (control paths excluded).
-    public var requests: Int
-    /// Response body bytes written to sockets.
-    public var bytes: Int
-    /// Requests per path as received (with any fault prefix).
-    public var requestsByPath: [String: Int]
-    /// Responses per status code.
-    public var byStatus: [Int: Int]
-}
-
 extension Peer {
     /// `Tests/Fixtures/fault_origin.py` serving the files under `root` (see its header for the fault prefixes:
-    /// `/status/NNN/`, `/stall/`, `/stall-body/`, `/ignore-range/`, `/short/`, `/slow/`, `/redirect/PORT/`,
-    /// `/wrong-range/`, `/echo-headers`), with Basic auth when `user` and `password` are given. Extra command-line
-    /// options (`--slow-rate`, `--stall-max`) go in `options`.
+    /// `/status/NNN/`, `/delay/MS/`, `/stall/`, `/stall-body/`, `/ignore-range/`, `/short/`, `/slow/`,
+    /// `/redirect/PORT/`, `/wrong-range/`, `/no-head/`, `/head-without-length/`, `/echo-headers`), with Basic auth
+    /// when `user` and `password` are given. Extra command-line options (`--slow-rate`, `--stall-max`) go in
+    /// `options`.
     public static func faultOrigin(
         root: String, user: String? = nil, password: String? = nil, options: [String] = []
     ) async throws -> Peer {
@@ -52,7 +41,9 @@ extension Peer {
         for (status, count) in object["byStatus"] as? [String: Int] ?? [:] {
             if let code = Int(status) { byStatus[code] = count }
         }
-        return FaultOriginStats(requests: requests, bytes: bytes, requestsByPath: byPath, byStatus: byStatus)
+        let recent = (object["recent"] as? [[String: Any]] ?? []).compactMap(FaultOriginRequest.init(json:))
+        return FaultOriginStats(
+            requests: requests, bytes: bytes, requestsByPath: byPath, byStatus: byStatus, recent: recent)
     }
 
     /// Zeroes the fault origin's counters (`POST /_reset`).
@@ -62,16 +53,16 @@ extension Peer {
     }
 
     private static func waitForPortFile(_ path: String, process: ChildProcess) async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
+        let port = try await Poll.value(within: .seconds(30), every: .milliseconds(50)) { () throws -> Int? in
             if let text = try? String(contentsOfFile: path, encoding: .utf8),
                 let port = Int(text.trimmingCharacters(in: .whitespacesAndNewlines))
             {
                 return port
             }
             if let status = process.exitStatus { throw PeerError("fault origin ended (\(status)): \(process.log())") }
-            try await Task.sleep(for: .milliseconds(50))
+            return nil
         }
-        throw PeerError("fault origin wrote no port file: \(process.log())")
+        guard let port else { throw PeerError("fault origin wrote no port file: \(process.log())") }
+        return port
     }
 }

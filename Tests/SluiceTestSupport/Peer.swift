@@ -30,16 +30,25 @@ public final class Peer: Sendable {
     /// The server's output so far.
     public func log() -> String { process.log() }
 
+    /// Starts a server on a free port: `arguments(port)` writes its configuration and returns its command line; it
+    /// serves the folder at `basePath`. A server that ends before it listens most likely lost the port to another
+    /// process: it is tried again on another port, three times at most.
     static func launch(
-        _ arguments: [String], baseURL: (Int) -> String, port: Int, workspace: TemporaryDirectory
+        workspace: TemporaryDirectory, basePath: String = "/", _ arguments: (Int) throws -> [String]
     ) async throws -> Peer {
-        let process = try ChildProcess(arguments, logPath: workspace.file("output.log"))
-        do {
-            try await process.waitForListener(port: port)
-        } catch {
-            process.stop()
-            throw error
+        for attempt in 1... {
+            let port = FreePort.next()
+            let process = try ChildProcess(try arguments(port), logPath: workspace.file("output.log"))
+            do {
+                try await process.waitForListener(port: port)
+                return Peer(
+                    port: port, baseURL: "http://127.0.0.1:\(port)\(basePath)", workspace: workspace, process: process)
+            } catch {
+                let ended = process.exitStatus != nil
+                process.stop()
+                guard ended, attempt < 3 else { throw error }
+            }
         }
-        return Peer(port: port, baseURL: baseURL(port), workspace: workspace, process: process)
+        preconditionFailure("unreachable")
     }
 }

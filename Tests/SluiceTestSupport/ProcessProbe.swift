@@ -18,9 +18,19 @@ public enum ProcessProbe {
 
     /// What each open descriptor points at (`socket:[123]`, `/tmp/…`, `anon_inode:[eventpoll]`, …).
     public static func descriptorTargets(of pid: pid_t) -> [String] {
+        descriptors(of: pid).map(\.target)
+    }
+
+    /// Each open descriptor with what it points at.
+    public static func descriptors(of pid: pid_t) -> [(descriptor: Int32, target: String)] {
         let directory = "/proc/\(pid)/fd"
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-        return names.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\($0)") }
+        return names.compactMap { name in
+            guard let descriptor = Int32(name),
+                let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(name)")
+            else { return nil }
+            return (descriptor, target)
+        }
     }
 
     /// procfs files report size 0, so they are read until EOF rather than by their stat size.

@@ -42,25 +42,51 @@ public enum RawHTTP {
         return (try parse(raw, method: method), elapsed)
     }
 
-    /// Connects to 127.0.0.1:`port` and returns the socket, or throws; the caller closes it.
-    public static func connect(port: Int, timeoutSeconds: Int = 30) throws -> Int32 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    /// Connects to 127.0.0.1:`port` (or `[::1]:port`) and returns the socket, or throws; the caller closes it.
+    /// Reads and writes time out after `timeoutSeconds`.
+    public static func connect(port: Int, timeoutSeconds: Int = 30, ipv6: Bool = false) throws -> Int32 {
+        let descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw PeerError("socket() failed: \(errno)") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = FreePort.loopback(port: port)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Foundation.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
+        let connected: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = in_port_t(UInt16(port).bigEndian)
+            address.sin6_addr = in6addr_loopback
+            connected = connect(descriptor, to: address)
+        } else {
+            connected = connect(descriptor, to: FreePort.loopback(port: port))
         }
         guard connected == 0 else {
             let error = errno
             close(descriptor)
-            throw PeerError("connect to 127.0.0.1:\(port) failed: errno \(error)")
+            throw PeerError("connect to loopback port \(port) failed: errno \(error)")
         }
         return descriptor
+    }
+
+    /// `connect(2)` with a `sockaddr_in` or `sockaddr_in6`.
+    private static func connect<Address>(_ descriptor: Int32, to address: Address) -> Int32 {
+        withUnsafePointer(to: address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Foundation.connect(descriptor, $0, socklen_t(MemoryLayout<Address>.size))
+            }
+        }
+    }
+
+    /// Sends all of `bytes` on the connected socket `descriptor` (blocking; no SIGPIPE when the peer has gone).
+    public static func send(_ bytes: [UInt8], to descriptor: Int32) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes {
+                Foundation.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
+            guard sent > 0 else { throw PeerError("send failed: errno \(errno)") }
+            offset += sent
+        }
     }
 
     /// Runs blocking code on a new thread, so that a blocked test never starves the cooperative pool that runs an
@@ -87,14 +113,7 @@ public enum RawHTTP {
     private static func exchange(port: Int, request: [UInt8], timeoutSeconds: Int) throws -> [UInt8] {
         let descriptor = try connect(port: port, timeoutSeconds: timeoutSeconds)
         defer { close(descriptor) }
-        var offset = 0
-        while offset < request.count {
-            let sent = request[offset...].withUnsafeBytes {
-                send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-            }
-            guard sent > 0 else { throw PeerError("send failed: errno \(errno)") }
-            offset += sent
-        }
+        try send(request, to: descriptor)
         var response: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -111,22 +130,13 @@ public enum RawHTTP {
     }
 
     private static func parse(_ raw: [UInt8], method: String) throws -> HTTPResult {
-        let terminator: [UInt8] = [13, 10, 13, 10]
-        guard let end = raw.indices.dropLast(3).first(where: { raw[$0..<$0 + 4].elementsEqual(terminator) }) else {
+        guard let end = ResponseHead.end(in: raw) else {
             throw PeerError("no complete response head in \(raw.count) bytes")
         }
-        let lines = String(decoding: raw[..<end], as: UTF8.self).components(separatedBy: "\r\n")
-        let statusParts = lines[0].split(separator: " ")
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw PeerError("bad status line") }
-        var headers: [String: String] = [:]
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { throw PeerError("bad header line: \(line)") }
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            headers[name] = headers[name].map { $0 + ", " + value } ?? value
-        }
+        let head = try ResponseHead(raw[..<end])
+        let headers = head.headers
         var body = Array(raw[(end + 4)...])
-        if method == "HEAD" || status == 304 || status == 204 {
+        if method == "HEAD" || head.status == 304 || head.status == 204 {
             body = []
         } else if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
             body = try dechunk(body)
@@ -134,7 +144,7 @@ public enum RawHTTP {
             guard body.count >= length else { throw PeerError("body cut at \(body.count) of \(length) bytes") }
             body = Array(body[..<length])
         }
-        return HTTPResult(status: status, headers: headers, body: body)
+        return HTTPResult(status: head.status, headers: headers, body: body)
     }
 
     /// RFC 9112 §7.1 chunked framing (extensions and trailers ignored).

@@ -5,22 +5,75 @@ import Foundation
 public enum SocketCensus {
     /// TCP sockets of this process connected to 127.0.0.1:`port`.
     public static func connections(toPort port: Int) -> Int {
-        let inodes = Set(
-            ProcessProbe.descriptorTargets(of: getpid()).compactMap { target -> String? in
-                guard target.hasPrefix("socket:[") else { return nil }
-                return String(target.dropFirst("socket:[".count).dropLast())
-            })
-        let table = ProcessProbe.readWhole("/proc/net/tcp")
-        let hex = String(port, radix: 16, uppercase: true)
-        let portHex = ":" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-        return table.split(separator: "\n").dropFirst().filter { line in
-            let columns = line.split(separator: " ")
-            return columns.count > 9 && columns[2].hasSuffix(portHex) && inodes.contains(String(columns[9]))
-        }.count
+        let inodes = Set(tcpSockets().filter { $0.remotePort == port }.map(\.inode))
+        return ownSocketInodes().filter { inodes.contains($0) }.count
+    }
+
+    /// TCP sockets (IPv4 and IPv6) of this process whose local or remote port is `port`: a server's listening
+    /// socket and both ends of its connections.
+    public static func sockets(onPort port: Int) -> Int {
+        let inodes = Set(tcpSockets().filter { $0.localPort == port || $0.remotePort == port }.map(\.inode))
+        return ownSocketInodes().filter { inodes.contains($0) }.count
+    }
+
+    /// Inodes of the sockets listening on TCP `port`, or on any port when `port` is `nil`.
+    public static func listeningSocketInodes(port: Int? = nil) -> Set<UInt64> {
+        Set(tcpSockets().filter { $0.listening && (port == nil || $0.localPort == port) }.map(\.inode))
+    }
+
+    /// This process's epoll instances: each descriptor with the inodes of the files it watches (the `tfd` lines of
+    /// /proc/self/fdinfo).
+    public static func epollInstances() -> [Int32: Set<UInt64>] {
+        var instances: [Int32: Set<UInt64>] = [:]
+        for (descriptor, target) in ProcessProbe.descriptors(of: getpid()) where target == "anon_inode:[eventpoll]" {
+            let info = ProcessProbe.readWhole("/proc/self/fdinfo/\(descriptor)")
+            instances[descriptor] = Set(
+                info.split(separator: "\n").filter { $0.hasPrefix("tfd:") }.compactMap { line in
+                    line.split(separator: " ").first { $0.hasPrefix("ino:") }.flatMap {
+                        UInt64($0.dropFirst(4), radix: 16)
+                    }
+                })
+        }
+        return instances
     }
 
     /// Descriptors of this process open on files under `folder`.
     public static func files(under folder: String) -> Int {
         ProcessProbe.descriptorTargets(of: getpid()).filter { $0.hasPrefix(folder + "/") }.count
+    }
+
+    /// Descriptors of this process open on the file at `path`.
+    public static func files(at path: String) -> Int {
+        ProcessProbe.descriptorTargets(of: getpid()).filter { $0 == path }.count
+    }
+
+    /// A row of /proc/net/tcp or tcp6.
+    private struct TCPSocket {
+        var localPort: Int
+        var remotePort: Int
+        var listening: Bool
+        var inode: UInt64
+    }
+
+    private static func tcpSockets() -> [TCPSocket] {
+        ["/proc/net/tcp", "/proc/net/tcp6"].flatMap { table in
+            ProcessProbe.readWhole(table).split(separator: "\n").dropFirst().compactMap { line -> TCPSocket? in
+                // sl local_address rem_address st tx_queue:rx_queue tr:tm->when retrnsmt uid timeout inode …
+                let fields = line.split(separator: " ")
+                guard fields.count > 9, let inode = UInt64(fields[9]), inode != 0,
+                    let local = fields[1].split(separator: ":").last.flatMap({ Int($0, radix: 16) }),
+                    let remote = fields[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
+                else { return nil }
+                // State 0A is TCP_LISTEN (include/net/tcp_states.h).
+                return TCPSocket(localPort: local, remotePort: remote, listening: fields[3] == "0A", inode: inode)
+            }
+        }
+    }
+
+    private static func ownSocketInodes() -> [UInt64] {
+        ProcessProbe.descriptorTargets(of: getpid()).compactMap { target in
+            guard target.hasPrefix("socket:[") else { return nil }
+            return UInt64(target.dropFirst("socket:[".count).dropLast())
+        }
     }
 }

@@ -1,3 +1,4 @@
+import SluiceTestSupport
 import SluiceUpstream
 import Synchronization
 
@@ -58,12 +59,10 @@ final class CollectingSink: FetchSink {
     /// Bytes received so far.
     var receivedCount: Int { state.withLock { $0.outcome.bytes.count } }
 
-    /// Waits (polling every 5 ms, `limit` worth of polls) for `finish`; nil when it did not come.
-    func outcome(within limit: Duration = .seconds(30)) async -> FetchOutcome? {
-        for _ in 0...Int(limit / .milliseconds(5)) {
-            if let outcome = state.withLock({ $0.finished ? $0.outcome : nil }) { return outcome }
-            try? await Task.sleep(for: .milliseconds(5))
+    /// Waits (polling every 5 ms) up to `limit` for `finish`; nil when it did not come.
+    func outcome(within limit: Duration = .seconds(60)) async -> FetchOutcome? {
+        await Poll.value(within: limit, every: .milliseconds(5)) {
+            state.withLock { $0.finished ? $0.outcome : nil }
         }
-        return nil
     }
 }

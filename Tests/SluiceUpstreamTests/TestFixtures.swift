@@ -1,20 +1,10 @@
 import Foundation
 import SluiceCore
+import SluiceTestSupport
 import SluiceUpstream
 
 /// Shared helpers for upstream tests.
 enum TestFixtures {
-    /// `count` random bytes.
-    static func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = [UInt8](repeating: 0, count: count)
-        bytes.withUnsafeMutableBytes { buffer in
-            let words = buffer.bindMemory(to: UInt64.self)
-            for index in words.indices { words[index] = generator.next() }
-        }
-        return bytes
-    }
-
     /// An upstream configuration.
     static func config(
         _ kind: UpstreamKind, baseURL: String? = nil, root: String? = nil, auth: AuthConfig = .none,
@@ -54,14 +44,18 @@ enum TestFixtures {
         }
     }
 
-    /// Whether `bytes` equals `expected` (memcmp: debug-build element loops over megabytes starve the test executor).
-    static func sameBytes(_ bytes: [UInt8], _ expected: ArraySlice<UInt8>) -> Bool {
-        guard bytes.count == expected.count else { return false }
-        return bytes.withUnsafeBytes { left in
-            expected.withUnsafeBytes { right in
-                left.isEmpty || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
-            }
+    /// Fetches bytes 1...2 of `path` with `If-Range: etag` (they must come) and with a stale entity tag (the fetch
+    /// must end with ``UpstreamError/changed``); a message per failure.
+    static func checkIfRange(_ upstream: any Upstream, _ path: String, data: [UInt8], etag: String?) async -> [String] {
+        let range = ByteRange(first: 1, last: 2)
+        var failures: [String] = []
+        let guarded = await fetch(upstream, path, range: range, ifRange: etag)
+        if guarded?.bytes != Array(data[1...2]) {
+            failures.append("If-Range \(etag ?? "nil"): \(String(describing: guarded?.error))")
         }
+        let stale = await fetch(upstream, path, range: range, ifRange: "\"stale\"")
+        if stale?.error != .changed { failures.append("stale If-Range: \(String(describing: stale?.error))") }
+        return failures
     }
 
     /// Random ranges inside `length` (some running past the end), with the edges included.
@@ -94,7 +88,8 @@ enum TestFixtures {
                         return "\(range): delivered \(String(describing: outcome.start?.delivered))"
                     }
                     if outcome.start?.info.length != Int64(data.count) { return "\(range): wrong length" }
-                    return sameBytes(outcome.bytes, data[Int(range.first)...Int(last)]) ? nil : "\(range): bytes differ"
+                    let expected = data[Int(range.first)...Int(last)]
+                    return outcome.bytes.firstDifference(from: expected).map { "\(range): bytes differ at \($0)" }
                 }
             }
             for await result in group { if let result { failures.append(result) } }

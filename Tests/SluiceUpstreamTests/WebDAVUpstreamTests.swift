@@ -1,82 +1,70 @@
 import Foundation
 import SluiceCore
+import SluiceTestSupport
 import Testing
 
 @testable import SluiceUpstream
 
 /// The `webdav` adapter against rclone (Basic auth) and Apache mod_dav (Digest auth).
 @Suite struct WebDAVUpstreamTests {
-    static let size = 8 << 20
+    /// A WebDAV server, the file it serves and the account it accepts.
+    enum Server: String, CaseIterable, Sendable {
+        case rclone
+        case apache
 
-    @Test func rcloneMetadataRangesAndBasicAuth() async throws {
-        let content = try TemporaryDirectory()
-        let data = TestFixtures.randomBytes(Self.size)
-        try content.write("media/clip one.mp4", data)
-        let peer = try await Peer.rclone(serving: content.path, user: "alice", password: "s3cret")
-        let client = try CurlClient()
-        let upstream = try makeUpstream(
-            TestFixtures.config(
-                .webdav, baseURL: peer.baseURL, auth: .basic(username: "alice", password: Secret("s3cret"))),
-            client: client)
+        /// Where the test file lies (a space in rclone's name, to check the path encoding).
+        var file: String { self == .rclone ? "media/clip one.mp4" : "media/song.mp3" }
+        /// The type the server gives the file.
+        var contentType: String { self == .rclone ? "video/mp4" : "audio/mpeg" }
+        /// The account's password.
+        var password: String { self == .rclone ? "s3cret" : "digest-pass" }
 
-        let info = try await upstream.contentInfo(for: TestFixtures.path("media/clip one.mp4"))
-        #expect(info.length == Int64(Self.size))
-        #expect(info.contentType == "video/mp4")
-        #expect(info.etag?.hasPrefix("\"") == true)
-        #expect(info.lastModified == TemporaryDirectory.modificationDate)
+        /// The account's credentials with `password`: Basic for rclone, Digest for Apache.
+        func auth(password: String) -> AuthConfig {
+            switch self {
+            case .rclone: .basic(username: "alice", password: Secret(password))
+            case .apache: .digest(username: "bob", password: Secret(password))
+            }
+        }
 
-        #expect(await TestFixtures.contentInfoError(upstream, "media") == .notAFile)
-        #expect(await TestFixtures.contentInfoError(upstream, "media/missing.mp4") == .notFound)
-        let failures = await TestFixtures.checkRanges(upstream, "media/clip one.mp4", data: data)
-        #expect(failures.isEmpty, "\(failures)")
-
-        let wrong = try makeUpstream(
-            TestFixtures.config(
-                .webdav, baseURL: peer.baseURL, auth: .basic(username: "alice", password: Secret("nope"))),
-            client: client)
-        #expect(await TestFixtures.contentInfoError(wrong, "media/clip one.mp4") == .unauthorized(status: 401))
-        let refused = await TestFixtures.fetch(wrong, "media/clip one.mp4", range: ByteRange(first: 0, last: 9))
-        #expect(refused?.error == .unauthorized(status: 401))
-        #expect(refused?.startCalls == 0)
-        await client.shutdown()
+        /// Starts the server on `content`.
+        func start(serving content: String) async throws -> Peer {
+            switch self {
+            case .rclone: try await Peer.rclone(serving: content, user: "alice", password: password)
+            case .apache: try await Peer.apacheDigest(serving: content, user: "bob", password: password)
+            }
+        }
     }
 
-    @Test func apacheMetadataRangesAndDigestAuth() async throws {
+    @Test(arguments: Server.allCases)
+    func metadataRangesIfRangeAndAuth(_ server: Server) async throws {
         let content = try TemporaryDirectory()
-        let data = TestFixtures.randomBytes(Self.size)
-        try content.write("media/song.mp3", data)
-        let peer = try await Peer.apacheDigest(serving: content.path, user: "bob", password: "digest-pass")
+        let data = try RandomData.file(server.file, in: content, count: 8 << 20)
+        let peer = try await server.start(serving: content.path)
         let client = try CurlClient()
         let upstream = try makeUpstream(
-            TestFixtures.config(
-                .webdav, baseURL: peer.baseURL, auth: .digest(username: "bob", password: Secret("digest-pass"))),
+            TestFixtures.config(.webdav, baseURL: peer.baseURL, auth: server.auth(password: server.password)),
             client: client)
 
-        let info = try await upstream.contentInfo(for: TestFixtures.path("media/song.mp3"))
-        #expect(info.length == Int64(Self.size))
-        #expect(info.contentType == "audio/mpeg")
+        let info = try await upstream.contentInfo(for: TestFixtures.path(server.file))
+        #expect(info.length == Int64(data.count))
+        #expect(info.contentType == server.contentType)
         #expect(info.etag?.hasPrefix("\"") == true, "\(String(describing: info.etag))")
         #expect(info.lastModified == TemporaryDirectory.modificationDate)
         #expect(await TestFixtures.contentInfoError(upstream, "media") == .notAFile)
-        #expect(await TestFixtures.contentInfoError(upstream, "media/missing.mp3") == .notFound)
+        #expect(await TestFixtures.contentInfoError(upstream, "media/missing.bin") == .notFound)
 
-        let failures = await TestFixtures.checkRanges(upstream, "media/song.mp3", data: data)
+        let failures = await TestFixtures.checkRanges(upstream, server.file, data: data)
         #expect(failures.isEmpty, "\(failures)")
-
-        let guarded = await TestFixtures.fetch(
-            upstream, "media/song.mp3", range: ByteRange(first: 5, last: 9), ifRange: info.etag)
-        #expect(guarded?.bytes == Array(data[5...9]))
-        let stale = await TestFixtures.fetch(
-            upstream, "media/song.mp3", range: ByteRange(first: 5, last: 9), ifRange: "\"old\"")
-        #expect(stale?.error == .changed)
+        let ifRange = await TestFixtures.checkIfRange(upstream, server.file, data: data, etag: info.etag)
+        #expect(ifRange.isEmpty, "\(ifRange)")
 
         let wrong = try makeUpstream(
-            TestFixtures.config(
-                .webdav, baseURL: peer.baseURL, auth: .digest(username: "bob", password: Secret("bad"))),
-            client: client)
-        #expect(await TestFixtures.contentInfoError(wrong, "media/song.mp3") == .unauthorized(status: 401))
-        let refused = await TestFixtures.fetch(wrong, "media/song.mp3", range: ByteRange(first: 0, last: 9))
+            TestFixtures.config(.webdav, baseURL: peer.baseURL, auth: server.auth(password: "wrong")), client: client)
+        #expect(await TestFixtures.contentInfoError(wrong, server.file) == .unauthorized(status: 401))
+        let refused = await TestFixtures.fetch(wrong, server.file, range: ByteRange(first: 0, last: 9))
         #expect(refused?.error == .unauthorized(status: 401))
+        #expect(refused?.startCalls == 0)
         await client.shutdown()
     }
 }
