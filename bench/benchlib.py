@@ -102,6 +102,20 @@ def make_random_file(path, size):
             left -= n
 
 
+def write_random_at(path, size, spans):
+    """A sparse file of `size` bytes (zeros) with random bytes written only over `spans`, a list of
+    (first, length); cheap to create even when `size` is large."""
+    with open(path, "wb") as f:
+        f.truncate(size)
+        for first, length in spans:
+            f.seek(first)
+            left = length
+            while left > 0:
+                n = min(left, 8 * MiB)
+                f.write(os.urandom(n))
+                left -= n
+
+
 def sha256_of(path, first=0):
     """SHA-256 of the file's bytes from `first` to the end."""
     digest = hashlib.sha256()
@@ -274,12 +288,13 @@ http {
         self.wait_http(proc, "http://127.0.0.1:%d/" % port, ok=lambda s: s in (200, 401, 404))
         return proc, port
 
-    def sluice(self, name, binary, upstreams, cache_dir, max_size="4GiB", env=None):
-        """Writes a gateway config and starts `sluice serve`; returns (process, port)."""
+    def sluice(self, name, binary, upstreams, cache_dir, max_size="4GiB", env=None, cache_options=None):
+        """Writes a gateway config and starts `sluice serve`; returns (process, port).
+        `cache_options` adds keys to the `cache` object (e.g. {"chunkSize": "1MiB", "readahead": "1MiB"})."""
         port = free_port()
         config = {
             "server": {"listen": "127.0.0.1:%d" % port},
-            "cache": {"directory": cache_dir, "maxSize": max_size},
+            "cache": dict({"directory": cache_dir, "maxSize": max_size}, **(cache_options or {})),
             "upstreams": upstreams,
             "logging": {"level": "warning"},
         }
