@@ -1,11 +1,12 @@
 import Foundation
 
 /// HTTP-date (RFC 9110 §5.6.7): written as IMF-fixdate, read in all three forms a recipient must accept.
-/// Uses Foundation's `Date.ParseStrategy` and `Date.VerbatimFormatStyle`, which are `Sendable` and can be shared.
+/// Parses with Foundation's `Date.ParseStrategy` (`Sendable`, shared); formats with ``UTCTime`` (no ICU per call:
+/// every stream response carries a `Last-Modified`).
 public enum HTTPDate {
     /// `Sun, 06 Nov 1994 08:49:37 GMT`; fractions of a second are dropped.
     public static func format(_ date: Date) -> String {
-        imfFixdateStyle.format(date)
+        UTCTime(date).imfFixdate
     }
 
     /// Parses IMF-fixdate, the obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`) or asctime
@@ -34,9 +35,6 @@ public enum HTTPDate {
         \(hour: .twoDigits(clock: .twentyFourHour, hourCycle: .zeroBased)):\(minute: .twoDigits):\
         \(second: .twoDigits) GMT
         """
-
-    private static let imfFixdateStyle = Date.VerbatimFormatStyle(
-        format: imfFixdateFormat, locale: posix, timeZone: gmt, calendar: gregorian)
 
     private static let imfFixdate = Date.ParseStrategy(
         format: imfFixdateFormat, locale: posix, timeZone: gmt, calendar: gregorian, isLenient: false)

@@ -59,6 +59,9 @@ public struct Logger: Sendable {
         }
     }
 
+    /// Whether lines at `level` are written (callers skip building metadata nobody reads).
+    public func isEnabled(_ level: LogLevel) -> Bool { level >= minimum }
+
     /// `log(.debug, …)`.
     public func debug(_ message: String, _ metadata: [String: String] = [:]) { log(.debug, message, metadata) }
     /// `log(.info, …)`.
@@ -92,20 +95,7 @@ public struct Logger: Sendable {
     }
 
     /// UTC time with milliseconds, `2026-11-30T06:29:35.608Z`, formatted without a locale (one per log line).
-    private static func timestamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var parts = tm()
-        var seconds = now.tv_sec
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return pad(parts.tm_year + 1900, 4) + "-" + pad(parts.tm_mon + 1, 2) + "-" + pad(parts.tm_mday, 2) + "T"
-            + pad(parts.tm_hour, 2) + ":" + pad(parts.tm_min, 2) + ":" + pad(parts.tm_sec, 2) + "."
-            + pad(Int32(now.tv_nsec / 1_000_000), 3) + "Z"
-    }
+    private static func timestamp() -> String { UTCTime(Date()).iso8601 }
 
     private static let standardErrorLock = Mutex(())
 

@@ -12,6 +12,8 @@ struct AccessLog: Sendable {
 
     /// Logs `exchange`.
     func record(_ exchange: HTTPExchange) {
+        metrics.record(status: exchange.status, cache: exchange.responseHeaders["X-Cache"])
+        guard logger.isEnabled(.info) else { return }
         let request = exchange.request
         var fields: [String: String] = [
             "request.id": exchange.responseHeaders["X-Request-Id"] ?? "-",
@@ -25,11 +27,10 @@ struct AccessLog: Sendable {
         if !exchange.completed { fields["aborted"] = "true" }
         if let range = request.headers["Range"] { fields["range"] = String(range.prefix(100)) }
         if let cache = exchange.responseHeaders["X-Cache"] { fields["cache.status"] = cache }
-        if let upstream = (try? StreamRoute.assetID(fromPath: request.path))?.upstream { fields["upstream"] = upstream }
+        if let upstream = StreamRoute.upstreamName(fromPath: request.path) { fields["upstream"] = upstream }
         if let timing = exchange.responseHeaders["Server-Timing"], let dur = timing.split(separator: "=").last {
             fields["upstream.ms"] = String(dur)
         }
-        metrics.record(status: exchange.status, cache: fields["cache.status"])
         logger.info("request", fields)
     }
 }

@@ -5,6 +5,13 @@ enum StreamRoute {
     /// The URL prefix of stream requests.
     static let prefix = "/stream/"
 
+    /// The upstream name of a stream path, without validating the rest (for logs).
+    static func upstreamName(fromPath path: String) -> String? {
+        guard path.hasPrefix(prefix) else { return nil }
+        let name = path.dropFirst(prefix.count).prefix { $0 != "/" }
+        return AssetID.isValidUpstreamName(String(name)) ? String(name) : nil
+    }
+
     /// The asset addressed by `path` (the raw, still percent-encoded request path).
     static func assetID(fromPath path: String) throws(AssetPathError) -> AssetID {
         guard path.hasPrefix(prefix) else { throw .empty }
