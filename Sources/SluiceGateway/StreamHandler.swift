@@ -33,19 +33,17 @@ struct StreamHandler: Sendable {
             return response
         }
         let (asset, upstream) = target
-        do {
-            return try await respond(to: request, asset: asset, upstream: upstream)
-        } catch .changed {
-            // The object was replaced between reading its content info and fetching it: answer the new version.
+        var replaced = false
+        while true {
             do {
                 return try await respond(to: request, asset: asset, upstream: upstream)
+            } catch .changed where !replaced {
+                // The object was replaced between reading its content info and fetching it: answer the new version.
+                replaced = true
             } catch {
                 metrics.recordUpstreamError(error, upstream: asset.upstream)
                 return error.problem.response
             }
-        } catch {
-            metrics.recordUpstreamError(error, upstream: asset.upstream)
-            return error.problem.response
         }
     }
 
