@@ -6,23 +6,27 @@ import Synchronization
 ///
 /// Thread-safe; `release()` is idempotent and also runs when the lease is deinitialized.
 public final class CacheLease: Sendable {
-    private let onRelease: Mutex<(@Sendable () -> Void)?>
+    private let store: ChunkStore
+    private let key: String
+    private let released = Atomic(false)
 
-    init(onRelease: @escaping @Sendable () -> Void) {
-        self.onRelease = Mutex(onRelease)
+    /// A lease the caller has already counted in the store's state for `key`.
+    init(store: ChunkStore, key: String) {
+        self.store = store
+        self.key = key
     }
 
     /// Ends the lease; later calls do nothing.
     public func release() {
-        let action = onRelease.withLock { action in
-            defer { action = nil }
-            return action
+        guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        store.state.withLock { state in
+            state.runtime[key]?.leases -= 1
+            state.prune(key)
         }
-        action?()
     }
 
     /// Whether `release()` has run.
-    public var isReleased: Bool { onRelease.withLock { $0 == nil } }
+    public var isReleased: Bool { released.load(ordering: .acquiring) }
 
     deinit { release() }
 }

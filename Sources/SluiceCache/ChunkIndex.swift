@@ -1,7 +1,8 @@
 import Foundation
 import SluiceCore
 
-/// The SQLite index: the authoritative list of assets and of present (synced) chunks.
+/// The SQLite index: the authoritative list of assets and of present (synced) chunks, with an ``IndexMemo`` of
+/// the rows of recently used assets in front of it (a cache hit reads only the memo).
 ///
 /// Not thread-safe: it lives inside ``ChunkStore``'s mutex. Queries that stop at their first row reset
 /// their statement at once: a statement left on a row holds a read transaction, which keeps checkpoints
@@ -12,6 +13,7 @@ struct ChunkIndex {
     static let schemaVersion: Int64 = 1
 
     let database: SQLiteDatabase
+    let memo = IndexMemo()
 
     /// Opens the index at `path`, applying pragmas and creating the schema. Throws when the file is not a
     /// usable database (the caller moves it aside).
@@ -78,9 +80,13 @@ struct ChunkIndex {
         "key, asset_id, length, content_type, etag, last_modified, validator, fetched_at, last_access, pinned, allocated"
 
     func asset(_ key: String) throws(CacheError) -> AssetRow? {
+        if let remembered = memo[key] { return remembered.row }
         let statement = try database.statement("SELECT \(Self.assetColumns) FROM assets WHERE key = ?").bind(.text(key))
         defer { statement.reset() }
-        return try statement.step() ? Self.assetRow(statement) : nil
+        guard try statement.step() else { return nil }
+        let row = Self.assetRow(statement)
+        memo.remember(row)
+        return row
     }
 
     /// Assets ordered by key after `cursor`, at most `limit`.
@@ -105,9 +111,11 @@ struct ChunkIndex {
             .optional(row.validator), .real(row.fetchedAt.timeIntervalSince1970),
             .real(row.lastAccess.timeIntervalSince1970), .integer(row.pinned ? 1 : 0), .integer(row.allocated)
         ).run()
+        memo.remember(row)
     }
 
     func deleteAsset(_ key: String) throws(CacheError) {
+        memo.forget(key)
         try database.statement("DELETE FROM chunks WHERE asset_key = ?").bind(.text(key)).run()
         try database.statement("DELETE FROM assets WHERE key = ?").bind(.text(key)).run()
     }
@@ -115,17 +123,20 @@ struct ChunkIndex {
     func setLastAccess(_ key: String, _ date: Date) throws(CacheError) {
         try database.statement("UPDATE assets SET last_access = max(last_access, ?) WHERE key = ?")
             .bind(.real(date.timeIntervalSince1970), .text(key)).run()
+        memo.updateRow(key) { $0.lastAccess = max($0.lastAccess, date) }
     }
 
     /// Sets the pin; false when the asset is unknown.
     func setPinned(_ key: String, _ pinned: Bool) throws(CacheError) -> Bool {
         try database.statement("UPDATE assets SET pinned = ? WHERE key = ?").bind(.integer(pinned ? 1 : 0), .text(key))
             .run()
+        memo.updateRow(key) { $0.pinned = pinned }
         return database.changes > 0
     }
 
     func setAllocated(_ key: String, _ bytes: Int64) throws(CacheError) {
         try database.statement("UPDATE assets SET allocated = ? WHERE key = ?").bind(.integer(bytes), .text(key)).run()
+        memo.updateRow(key) { $0.allocated = bytes }
     }
 
     func count() throws(CacheError) -> Int {
@@ -171,8 +182,35 @@ struct ChunkIndex {
 
     // MARK: chunks
 
-    /// Present chunks of an asset with index in `indices`, ascending.
+    /// Present chunks of an asset with index in `indices`, ascending. For a remembered asset, all its chunk rows
+    /// are read once and answered from the memo after that.
     func chunks(_ key: String, in indices: ClosedRange<Int64> = 0...Int64.max) throws(CacheError) -> [ChunkRow] {
+        switch memo[key]?.chunks {
+        case .loaded(let rows):
+            let span = indices.upperBound &- indices.lowerBound
+            if span >= 0 && span < Int64(rows.count) { return indices.compactMap { rows[$0] } }
+            return rows.values.filter { indices.contains($0.index) }.sorted { $0.index < $1.index }
+        case .notLoaded:
+            let rows = try selectChunks(key, in: 0...Int64.max)
+            memo.remember(rows, of: key)
+            return rows.filter { indices.contains($0.index) }
+        case .tooMany, nil:
+            return try selectChunks(key, in: indices)
+        }
+    }
+
+    /// Whether every chunk in `indices` is present or, by `pending`, written and not yet committed.
+    func allPresent(_ key: String, in indices: ClosedRange<Int64>, orPending pending: (Int64) -> Bool)
+        throws(CacheError) -> Bool
+    {
+        if case .loaded(let rows) = memo[key]?.chunks {
+            return indices.allSatisfy { rows[$0] != nil || pending($0) }
+        }
+        let present = Set(try chunks(key, in: indices).map(\.index))
+        return indices.allSatisfy { present.contains($0) || pending($0) }
+    }
+
+    private func selectChunks(_ key: String, in indices: ClosedRange<Int64>) throws(CacheError) -> [ChunkRow] {
         let statement = try database.statement(
             "SELECT idx, size, crc32 FROM chunks WHERE asset_key = ? AND idx BETWEEN ? AND ? ORDER BY idx"
         ).bind(.text(key), .integer(indices.lowerBound), .integer(indices.upperBound))
@@ -190,18 +228,32 @@ struct ChunkIndex {
             .text(key), .integer(chunk.index), .integer(chunk.size), .integer(Int64(chunk.crc)),
             .real(writtenAt.timeIntervalSince1970)
         ).run()
+        memo.insert(chunk, of: key)
     }
 
     /// Deletes the chunks of an asset with index in `indices`; returns how many there were.
     @discardableResult
     func deleteChunks(_ key: String, in indices: ClosedRange<Int64> = 0...Int64.max) throws(CacheError) -> Int {
+        memo.deleteChunks(of: key, in: indices)
         try database.statement("DELETE FROM chunks WHERE asset_key = ? AND idx BETWEEN ? AND ?")
             .bind(.text(key), .integer(indices.lowerBound), .integer(indices.upperBound)).run()
         return database.changes
     }
 
     func deleteAll() throws(CacheError) {
+        memo.forgetAll()
         try database.execute("DELETE FROM chunks; DELETE FROM assets;")
+    }
+
+    /// Runs `body` in one transaction; when it rolls back, the memo (which may hold rows of the rolled-back
+    /// statements) is emptied.
+    func transaction<T>(_ body: () throws(CacheError) -> T) throws(CacheError) -> T {
+        do {
+            return try database.transaction(body)
+        } catch {
+            memo.forgetAll()
+            throw error
+        }
     }
 
     private static func assetRow(_ statement: SQLiteStatement) -> AssetRow {

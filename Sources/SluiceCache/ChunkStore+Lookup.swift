@@ -5,9 +5,8 @@ extension ChunkStore {
     /// The recorded content info of `assetID` and when it was fetched, without its chunk list: the cheap lookup
     /// a request makes before it knows which bytes it needs.
     public func contentInfo(for assetID: String) throws(CacheError) -> (info: ContentInfo, fetchedAt: Date)? {
-        let key = CacheLayout.key(for: assetID)
-        return try state.withLock { state throws(CacheError) in
-            try state.openIndex().asset(key).map { ($0.info, $0.fetchedAt) }
+        try state.withLock { state throws(CacheError) in
+            try state.openIndex().asset(state.key(for: assetID)).map { ($0.info, $0.fetchedAt) }
         }
     }
 
@@ -17,8 +16,8 @@ extension ChunkStore {
     public func missingChunks(in indices: ClosedRange<Int64>, of assetID: String, validator: String?)
         throws(CacheError) -> [ClosedRange<Int64>]
     {
-        let key = CacheLayout.key(for: assetID)
         let readable = try state.withLock { state throws(CacheError) -> [Int64] in
+            let key = state.key(for: assetID)
             guard let row = try state.openIndex().asset(key), row.validator == validator else { return [] }
             return Array(try state.readableChunks(key, in: indices).keys)
         }

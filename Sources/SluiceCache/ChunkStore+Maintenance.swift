@@ -89,6 +89,7 @@ extension ChunkStore {
                 for key in keys where state.runtime[key] == nil {
                     let path = state.layout.dataFile(forKey: key)
                     if try state.openIndex().asset(key) == nil {
+                        state.openFiles[key] = nil
                         try FileIO.unlink(path)
                         count += 1
                     } else {

@@ -60,6 +60,7 @@ extension ChunkStore {
             let name = "data-\(Int64(state.now().timeIntervalSince1970))-\(Hex.encode(SecureRandom.bytes(count: 4)))"
             try FileIO.rename(layout.dataDirectory, to: layout.trashDirectory + "/" + name)
         }
+        state.openFiles.removeAll()
         state.trashBytes += state.dataBytes
         state.dataBytes = 0
         state.allocatedUpdates.removeAll()

@@ -9,16 +9,13 @@ extension ChunkStore {
     /// cannot be evicted under it. Blocks for the `pread`s; call it off libmicrohttpd's threads or for small
     /// ranges.
     public func read(_ range: ByteRange, of assetID: String, validator: String?) throws(CacheError) -> [UInt8] {
-        let key = CacheLayout.key(for: assetID)
-        let access = try state.withLock { state throws(CacheError) in
-            try state.beginRead(key: key, range: range, validator: validator)
+        let (key, access) = try state.withLock { state throws(CacheError) in
+            let key = state.key(for: assetID)
+            return (key, try state.beginRead(key: key, range: range, validator: validator))
         }
-        defer {
-            FileIO.close(access.descriptor)
-            state.withLock { $0.endRead(key) }
-        }
+        defer { state.withLock { $0.endRead(key) } }
         guard sealer != nil else {
-            let bytes = try FileIO.read(access.descriptor, count: Int(range.count), at: range.first)
+            let bytes = try FileIO.read(access.file.descriptor, count: Int(range.count), at: range.first)
             guard bytes.count == Int(range.count) else {
                 let bad = (range.first + Int64(bytes.count)) / options.chunkSize
                 try dropCorrupt(key, bad)
@@ -29,7 +26,7 @@ extension ChunkStore {
         var out: [UInt8] = []
         out.reserveCapacity(Int(range.count))
         for chunk in access.chunks {
-            let plaintext = try openedChunk(key: key, chunk, descriptor: access.descriptor)
+            let plaintext = try openedChunk(key: key, chunk, descriptor: access.file.descriptor)
             let start = chunk.index * options.chunkSize
             let low = Int(max(range.first, start) - start)
             let high = Int(min(range.last, start + chunk.size - 1) - start)
@@ -45,13 +42,15 @@ extension ChunkStore {
     /// ends.
     public func fileRegion(_ range: ByteRange, of assetID: String, validator: String?) -> CacheFileRegion? {
         guard sealer == nil else { return nil }
-        let key = CacheLayout.key(for: assetID)
-        let access = try? state.withLock { state throws(CacheError) in
-            try state.beginRead(key: key, range: range, validator: validator)
+        let admitted = try? state.withLock { state throws(CacheError) in
+            let key = state.key(for: assetID)
+            return (key, try state.beginFileRead(key: key, range: range, validator: validator))
         }
-        guard let access else { return nil }
-        return CacheFileRegion(
-            descriptor: access.descriptor, offset: range.first, count: range.count, lease: makeLease(key))
+        guard let (key, file) = admitted else { return nil }
+        let lease = makeLease(key)
+        // The response closes its descriptor; the shared handle stays open for the next reader.
+        guard let descriptor = FileIO.duplicate(file.descriptor) else { return nil }
+        return CacheFileRegion(descriptor: descriptor, offset: range.first, count: range.count, lease: lease)
     }
 
     /// The stored bytes of a chunk, checked for length; the caller holds a lease.

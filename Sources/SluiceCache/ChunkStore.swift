@@ -120,6 +120,7 @@ public final class ChunkStore: Sendable {
             }
             index.close()
             state.index = nil
+            state.openFiles.removeAll()
             state.lockDescriptor.map(FileIO.close)
             state.lockDescriptor = nil
         }
@@ -257,12 +258,7 @@ public final class ChunkStore: Sendable {
     // MARK: helpers
 
     func makeLease(_ key: String) -> CacheLease {
-        CacheLease { [weak self] in
-            self?.state.withLock { state in
-                state.runtime[key]?.leases -= 1
-                state.prune(key)
-            }
-        }
+        CacheLease(store: self, key: key)
     }
 
     static func entry(_ row: AssetRow, _ state: StoreState) throws(CacheError) -> CacheEntry {

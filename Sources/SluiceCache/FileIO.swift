@@ -17,6 +17,12 @@ enum FileIO {
         }
     }
 
+    /// A new descriptor for the same open file (`F_DUPFD_CLOEXEC`), or nil when none is available.
+    static func duplicate(_ descriptor: Int32) -> Int32? {
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        return copy >= 0 ? copy : nil
+    }
+
     static func close(_ descriptor: Int32) {
         // close(2) must not be retried on EINTR on Linux: the descriptor is already released.
         _ = Glibc.close(descriptor)

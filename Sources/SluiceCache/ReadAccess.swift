@@ -1,6 +1,6 @@
-/// A read admitted by the store: the chunks it covers and an open descriptor, under a lease.
+/// A read admitted by the store: the chunks it covers and the open data file, under a lease.
 struct ReadAccess {
-    let descriptor: Int32
+    let file: DataFileHandle
     /// The chunks covering the range, ascending.
     let chunks: [ChunkRow]
 }

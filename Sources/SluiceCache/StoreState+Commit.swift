@@ -24,7 +24,7 @@ extension StoreState {
                 chunks: item.chunks.filter { runtime[item.key]?.pending[$0.index]?.serial == $0.chunk.serial }
             )
         }
-        try index.database.transaction { () throws(CacheError) in
+        try index.transaction { () throws(CacheError) in
             for item in current {
                 for (chunkIndex, chunk) in item.chunks {
                     try index.insertChunk(

@@ -54,6 +54,7 @@ extension StoreState {
     mutating func removeAsset(_ key: String, reason: EvictionReason, keepEntry: Bool) throws(CacheError) -> Int {
         let index = try openIndex()
         let allocatedBefore = try allocated(key)
+        openFiles[key] = nil
         try FileIO.unlink(layout.dataFile(forKey: key))
         var removed = try index.deleteChunks(key)
         if keepEntry {

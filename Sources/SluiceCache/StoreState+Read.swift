@@ -5,16 +5,58 @@ extension StoreState {
     /// Admits a read of `range` of the version with `validator`: every chunk covering it must be readable.
     /// Takes a lease the caller ends with ``endRead(_:)`` and opens the data file read-only.
     mutating func beginRead(key: String, range: ByteRange, validator: String?) throws(CacheError) -> ReadAccess {
+        let indices = try admit(key: key, range: range, validator: validator)
+        let chunks = try readableChunks(key, in: indices)
+        guard chunks.count == indices.count else { throw .notCached }
+        return ReadAccess(file: try leaseFile(key), chunks: chunks.values.sorted { $0.index < $1.index })
+    }
+
+    /// ``beginRead(key:range:validator:)`` for `sendfile`: the same checks and lease, without listing the chunks.
+    mutating func beginFileRead(key: String, range: ByteRange, validator: String?) throws(CacheError)
+        -> DataFileHandle
+    {
+        let indices = try admit(key: key, range: range, validator: validator)
+        let pending = runtime[key]?.pending ?? [:]
+        guard try openIndex().allPresent(key, in: indices, orPending: { pending[$0] != nil }) else {
+            throw .notCached
+        }
+        return try leaseFile(key)
+    }
+
+    /// The chunk indices covering `range` when the version with `validator` is recorded and long enough.
+    private func admit(key: String, range: ByteRange, validator: String?) throws(CacheError) -> ClosedRange<Int64> {
         guard let row = try openIndex().asset(key), range.last < row.info.length else { throw .notCached }
         guard row.validator == validator else { throw .stale }
-        let indices = (range.first / chunkSize)...(range.last / chunkSize)
-        let chunks = try readableChunks(key, in: indices)
-        guard chunks.count == indices.count,
-            let descriptor = try FileIO.openIfExists(layout.dataFile(forKey: key), O_RDONLY)
-        else { throw .notCached }
+        return (range.first / chunkSize)...(range.last / chunkSize)
+    }
+
+    /// The data file of an admitted read, with a lease taken and the access recorded.
+    private mutating func leaseFile(_ key: String) throws(CacheError) -> DataFileHandle {
+        guard let file = try dataFile(key) else { throw .notCached }
         runtime[key, default: AssetRuntime()].leases += 1
         touches[key] = now()
-        return ReadAccess(descriptor: descriptor, chunks: chunks.values.sorted { $0.index < $1.index })
+        return file
+    }
+
+    /// The shared read-only handle of `key`'s data file, opened when not open yet; nil when there is no file.
+    mutating func dataFile(_ key: String) throws(CacheError) -> DataFileHandle? {
+        if let open = openFiles[key] { return open }
+        guard let descriptor = try FileIO.openIfExists(layout.dataFile(forKey: key), O_RDONLY) else { return nil }
+        if openFiles.count >= Self.maxOpenFiles, let victim = openFiles.keys.first {
+            openFiles[victim] = nil
+        }
+        let file = DataFileHandle(descriptor: descriptor)
+        openFiles[key] = file
+        return file
+    }
+
+    /// The index key of `assetID` (``CacheLayout/key(for:)``), remembered for the assets asked for most recently.
+    mutating func key(for assetID: String) -> String {
+        if let key = keys[assetID] { return key }
+        if keys.count >= Self.maxRememberedKeys { keys.removeAll(keepingCapacity: true) }
+        let key = CacheLayout.key(for: assetID)
+        keys[assetID] = key
+        return key
     }
 
     mutating func endRead(_ key: String) {

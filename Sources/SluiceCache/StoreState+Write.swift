@@ -29,7 +29,10 @@ extension StoreState {
         let path = layout.dataFile(forKey: key)
         let created = !FileIO.exists(path)
         let descriptor = try FileIO.open(path, O_RDWR | O_CREAT)
-        if created { measure(shard) }
+        if created {
+            openFiles[key] = nil
+            measure(shard)
+        }
         runtime[key, default: AssetRuntime()].writing.insert(index)
         if created { runtime[key]!.createdFile = true }
         reservedBytes += reservation

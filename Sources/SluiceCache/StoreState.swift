@@ -42,6 +42,14 @@ struct StoreState {
     var scrubCursor: (key: String, index: Int64)?
     var lastOrphanSweep: Date?
     var maintenance: DispatchSourceTimer?
+    /// Read handles of recently read data files, by key; dropped before a data file is unlinked or moved and
+    /// when one is created.
+    var openFiles: [String: DataFileHandle] = [:]
+    /// Index keys of recently used asset IDs.
+    var keys: [String: String] = [:]
+
+    static let maxOpenFiles = 64
+    static let maxRememberedKeys = 4096
 
     /// The open index, or `.closed`.
     func openIndex() throws(CacheError) -> ChunkIndex {
@@ -115,7 +123,7 @@ struct StoreState {
     /// Writes batched updates in their own transaction.
     mutating func flushBatchedUpdates() throws(CacheError) {
         guard !touches.isEmpty || !allocatedUpdates.isEmpty else { return }
-        try openIndex().database.transaction { () throws(CacheError) in try writeBatchedUpdates() }
+        try openIndex().transaction { () throws(CacheError) in try writeBatchedUpdates() }
         clearBatchedUpdates()
     }
 

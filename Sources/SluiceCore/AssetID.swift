@@ -5,10 +5,14 @@ public struct AssetID: Hashable, Sendable, CustomStringConvertible {
     /// The validated path inside the upstream.
     public let path: AssetPath
 
+    /// Canonical text form, `upstream://path`; the key the cache stores the asset under.
+    public let description: String
+
     /// Combines an upstream name and a path.
     public init(upstream: String, path: AssetPath) {
         self.upstream = upstream
         self.path = path
+        description = upstream + "://" + path.description
     }
 
     /// Parses `scheme://path`; the path is taken literally (not percent-decoded).
@@ -19,22 +23,20 @@ public struct AssetID: Hashable, Sendable, CustomStringConvertible {
         self.init(upstream: scheme, path: try AssetPath(plain: String(text[separator.upperBound...])))
     }
 
-    /// Canonical text form, `upstream://path`; the key the cache stores the asset under.
-    public var description: String { "\(upstream)://\(path)" }
-
     /// The gateway URL path that streams this asset: `/stream/{upstream}/{percent-encoded path}`.
     public var streamPath: String { "/stream/\(upstream)/\(path.percentEncoded)" }
 
     /// Upstream names are URI schemes (RFC 3986 §3.1): a letter, then letters, digits, `+`, `-`, `.`.
     public static func isValidUpstreamName(_ name: String) -> Bool {
-        guard let first = name.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic else {
-            return false
+        let bytes = name.utf8
+        guard let first = bytes.first, isLetter(first), bytes.count <= 64 else { return false }
+        return bytes.allSatisfy { byte in
+            isLetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
         }
-        return name.count <= 64
-            && name.unicodeScalars.allSatisfy { scalar in
-                scalar.isASCII
-                    && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
-                        || "+-.".unicodeScalars.contains(scalar))
-            }
+    }
+
+    private static func isLetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
     }
 }

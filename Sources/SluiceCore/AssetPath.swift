@@ -55,7 +55,7 @@ public struct AssetPath: Hashable, Sendable, CustomStringConvertible {
         {
             guard !raw.isEmpty else { throw .emptySegment }
             let segment = try Self.percentDecode(raw)
-            if segment.contains("/") { throw .encodedSlash }
+            if segment.utf8.contains(UInt8(ascii: "/")) { throw .encodedSlash }
             decoded.append(segment)
         }
         try self.init(segments: decoded)

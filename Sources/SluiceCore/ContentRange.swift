@@ -8,10 +8,20 @@ public enum ContentRange: Hashable, Sendable, CustomStringConvertible {
 
     /// The field value.
     public var description: String {
-        switch self {
-        case .partial(let range, let length?): "bytes \(range.first)-\(range.last)/\(length)"
-        case .partial(let range, nil): "bytes \(range.first)-\(range.last)/*"
-        case .unsatisfied(let length): "bytes */\(length)"
+        // Up to "bytes " + three 19-digit numbers and their separators.
+        ASCIIWriter.string(capacity: 72) { out in
+            out.text("bytes ")
+            switch self {
+            case .partial(let range, let length):
+                out.number(Int(range.first))
+                out.text("-")
+                out.number(Int(range.last))
+                out.text("/")
+                if let length { out.number(Int(length)) } else { out.text("*") }
+            case .unsatisfied(let length):
+                out.text("*/")
+                out.number(Int(length))
+            }
         }
     }
 

@@ -37,6 +37,7 @@ public struct Preconditions: Hashable, Sendable {
     /// Evaluates the fields in the order of RFC 9110 §13.2.2 for a GET or HEAD of `info`.
     /// `now` places two-digit years of obsolete RFC 850 dates.
     public func evaluate(against info: ContentInfo, now: Date = Date()) -> PreconditionOutcome {
+        if self == Preconditions() { return .proceed(rangeApplies: true) }
         let current = info.etag.flatMap(EntityTag.init(parsing:))
         let lastModified = info.lastModified.map(Self.wholeSeconds)
         if let ifMatch {

@@ -12,6 +12,7 @@ public enum RangeHeader {
     /// and around commas, and empty list elements are skipped (RFC 9110 §5.6.1); nowhere else.
     /// `bytes=-0` parses as `.suffix(count: 0)`: it is valid syntax that is unsatisfiable (RFC 9110 §14.1.3).
     public static func parse(_ value: String) -> [RangeSpec]? {
+        if let spec = parsePlain(value.utf8) { return [spec] }
         let trimmed = value.trimmingHTTPWhitespace()
         guard let equals = trimmed.firstIndex(of: "="),
             trimmed[..<equals].lowercased() == "bytes"
@@ -25,6 +26,37 @@ public enum RangeHeader {
             specs.append(spec)
         }
         return specs.isEmpty ? nil : specs
+    }
+
+    /// The one form players send on every request, `bytes=a-b`, `bytes=a-` or `bytes=-n` with nothing else, read
+    /// without allocating. Nil for anything else (including numbers too long for `Int64`), which the general
+    /// parser then decides; whatever this returns, the general parser would return too.
+    private static func parsePlain(_ bytes: String.UTF8View) -> RangeSpec? {
+        guard bytes.starts(with: "bytes=".utf8) else { return nil }
+        var first: Int64?
+        var current: Int64?
+        var sawDash = false
+        for byte in bytes.dropFirst(6) {
+            if byte == UInt8(ascii: "-") {
+                guard !sawDash else { return nil }
+                sawDash = true
+                first = current
+                current = nil
+                continue
+            }
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
+            let (times10, overflow) = (current ?? 0).multipliedReportingOverflow(by: 10)
+            let (sum, overflowSum) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow, !overflowSum else { return nil }
+            current = sum
+        }
+        guard sawDash else { return nil }
+        switch (first, current) {
+        case (nil, let count?): return .suffix(count: count)
+        case (let first?, nil): return .from(first: first)
+        case (let first?, let last?) where last >= first: return .bounded(first: first, last: last)
+        default: return nil
+        }
     }
 
     private static func parseSpec(_ text: Substring) -> RangeSpec? {

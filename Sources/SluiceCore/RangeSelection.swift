@@ -14,6 +14,11 @@ public enum RangeSelection: Hashable, Sendable {
 
     /// Weighs parsed specs against a representation of `length` bytes.
     public init(specs: [RangeSpec], length: Int64) {
+        if specs.count == 1 {
+            // The usual request: one spec, nothing to sort or merge.
+            self = specs[0].resolve(length: length).map(RangeSelection.single) ?? .unsatisfiable
+            return
+        }
         let ranges = specs.compactMap { $0.resolve(length: length) }.sorted { $0.first < $1.first }
         guard var merged = ranges.first else {
             // An empty list is no Range at all; a non-empty list with nothing satisfiable is 416 (RFC 9110 §14.1.3).

@@ -18,26 +18,50 @@ struct UTCTime {
 
     /// `2026-11-30T06:29:35.608Z` (ISO 8601 with milliseconds).
     var iso8601: String {
-        Self.padded(Int(fields.tm_year) + 1900, 4) + "-" + Self.padded(Int(fields.tm_mon) + 1, 2) + "-"
-            + Self.padded(Int(fields.tm_mday), 2) + "T" + clock + "." + Self.padded(milliseconds, 3) + "Z"
+        format(capacity: 32) { out in
+            out.number(Int(fields.tm_year) + 1900, 4)
+            out.text("-")
+            out.number(Int(fields.tm_mon) + 1, 2)
+            out.text("-")
+            out.number(Int(fields.tm_mday), 2)
+            out.text("T")
+            clock(&out)
+            out.text(".")
+            out.number(milliseconds, 3)
+            out.text("Z")
+        }
     }
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT` (IMF-fixdate, RFC 9110 §5.6.7).
     var imfFixdate: String {
-        Self.weekdays[Int(fields.tm_wday)] + ", " + Self.padded(Int(fields.tm_mday), 2) + " "
-            + Self.months[Int(fields.tm_mon)] + " " + Self.padded(Int(fields.tm_year) + 1900, 4) + " " + clock + " GMT"
+        format(capacity: 32) { out in
+            out.text(Self.weekdays[Int(fields.tm_wday)])
+            out.text(", ")
+            out.number(Int(fields.tm_mday), 2)
+            out.text(" ")
+            out.text(Self.months[Int(fields.tm_mon)])
+            out.text(" ")
+            out.number(Int(fields.tm_year) + 1900, 4)
+            out.text(" ")
+            clock(&out)
+            out.text(" GMT")
+        }
     }
 
-    private var clock: String {
-        Self.padded(Int(fields.tm_hour), 2) + ":" + Self.padded(Int(fields.tm_min), 2) + ":"
-            + Self.padded(Int(fields.tm_sec), 2)
+    private func clock(_ out: inout ASCIIWriter) {
+        out.number(Int(fields.tm_hour), 2)
+        out.text(":")
+        out.number(Int(fields.tm_min), 2)
+        out.text(":")
+        out.number(Int(fields.tm_sec), 2)
     }
 
-    private static let weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let weekdays: [StaticString] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+    private static let months: [StaticString] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
 
-    private static func padded(_ value: Int, _ width: Int) -> String {
-        let digits = String(value)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    private func format(capacity: Int, _ write: (inout ASCIIWriter) -> Void) -> String {
+        ASCIIWriter.string(capacity: capacity, write)
     }
 }

@@ -9,9 +9,11 @@ extension ContentInfo {
         return lastModified.map(HTTPDate.format)
     }
 
-    /// Representation headers every stream response carries (contract §2).
+    /// Representation headers every stream response carries (contract §2), with room for the fields a stream
+    /// response adds (Content-Range, X-Cache, X-Request-Id, Server-Timing).
     var representationHeaders: HTTPHeaders {
-        var headers: HTTPHeaders = ["Accept-Ranges": "bytes"]
+        var headers = HTTPHeaders(capacity: 8)
+        headers.add("Accept-Ranges", "bytes")
         headers.add("Content-Type", contentType ?? "application/octet-stream")
         if let etag { headers.add("ETag", etag) }
         if let lastModified { headers.add("Last-Modified", HTTPDate.format(lastModified)) }

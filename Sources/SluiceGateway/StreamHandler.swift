@@ -13,6 +13,8 @@ struct StreamHandler: Sendable {
     let serving: any AssetServing
     /// Counts upstream failures.
     let metrics: GatewayMetrics
+    /// Parsed stream paths.
+    let routes = RouteMemo()
 
     /// What a request asks for, once its content info is known.
     private enum Plan {
@@ -73,7 +75,7 @@ struct StreamHandler: Sendable {
         }
         let asset: AssetID
         do {
-            asset = try StreamRoute.assetID(fromPath: request.path)
+            asset = try routes.assetID(fromPath: request.path)
         } catch {
             return .failure(.badRequest("invalid asset path: \(error)"))
         }
@@ -105,7 +107,12 @@ struct StreamHandler: Sendable {
         let outcome = (infoCached ? CacheStatus.hit : .miss).rawValue
         var headers = info.representationHeaders
         let rangeApplies: Bool
-        switch Preconditions(field: { request.headers[$0] }).evaluate(against: info) {
+        // Most requests carry no conditional field (`If-…`); then none is looked up.
+        let conditional = request.headers.contains { field in
+            field.name.utf8.count > 3 && field.name.utf8.prefix(3).elementsEqual("if-".utf8) { $0 | 0x20 == $1 }
+        }
+        let preconditions = conditional ? Preconditions(field: { request.headers[$0] }) : Preconditions()
+        switch preconditions.evaluate(against: info) {
         case .notModified:
             headers.remove("Content-Type")
             headers.add("X-Cache", outcome)

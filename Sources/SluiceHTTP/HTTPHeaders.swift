@@ -5,6 +5,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// Empty headers.
     public init() {}
 
+    /// Empty headers with room for `capacity` fields (one allocation for a response built field by field).
+    public init(capacity: Int) {
+        fields.reserveCapacity(capacity)
+    }
+
     /// Headers from literal pairs, in order.
     public init(dictionaryLiteral elements: (String, String)...) {
         for (name, value) in elements { add(name, value) }

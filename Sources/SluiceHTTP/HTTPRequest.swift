@@ -13,7 +13,12 @@ public struct HTTPRequest: Sendable {
     /// The request body (bounded by the server's body limit).
     public var body: [UInt8]
     /// The client's IP address, for logs.
-    public var remoteAddress: String
+    public var remoteAddress: String {
+        get { client.description }
+        set { client = ClientAddress(text: newValue) }
+    }
+    /// The client's address, formatted when first read.
+    var client: ClientAddress
 
     /// Creates a request (used by the server and by tests).
     public init(
@@ -25,7 +30,7 @@ public struct HTTPRequest: Sendable {
         self.query = query
         self.headers = headers
         self.body = body
-        self.remoteAddress = remoteAddress
+        self.client = ClientAddress(text: remoteAddress)
     }
 
     /// Decoded query parameters, last value wins.

@@ -12,8 +12,11 @@ extension HTTPResponse {
             return nil
         }
         for (name, value) in headers where Self.isForwardable(name: name, value: value) {
-            // MHD_add_response_header refuses malformed fields itself; such a field is dropped.
-            _ = MHD_add_response_header(prepared.pointer, name, value)
+            // MHD_add_response_header refuses malformed fields itself; such a field is dropped. Explicit
+            // withCString: the implicit String-to-pointer conversion copies each string to the heap.
+            _ = name.withCString { name in
+                value.withCString { value in MHD_add_response_header(prepared.pointer, name, value) }
+            }
         }
         if closeConnection {
             _ = MHD_add_response_header(prepared.pointer, "Connection", "close")
@@ -64,9 +67,19 @@ extension HTTPResponse {
     /// Framing headers belong to libmicrohttpd (it refuses an application `Content-Length`), and a field holding
     /// CR, LF or NUL would let a value inject header lines.
     private static func isForwardable(name: String, value: String) -> Bool {
-        let framing = ["content-length", "transfer-encoding"]
-        if framing.contains(name.lowercased()) { return false }
-        let forbidden: (UInt8) -> Bool = { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") || $0 == 0 }
-        return !name.isEmpty && !name.utf8.contains(where: forbidden) && !value.utf8.contains(where: forbidden)
+        // libmicrohttpd writes the framing fields itself.
+        if name.utf8.count == 14 || name.utf8.count == 17,
+            ["content-length", "transfer-encoding"].contains(name.lowercased())
+        {
+            return false
+        }
+        return !name.isEmpty && !breaksLine(name) && !breaksLine(value)
+    }
+
+    private static func breaksLine(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            bytes.contains { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") || $0 == 0 }
+        }
     }
 }

@@ -15,7 +15,7 @@ func mhdURILog(
     let context = RequestContext(
         core: core, connection: MHDConnectionHandle(pointer: connection),
         target: uri.map { String(cString: $0) } ?? "", targetAddress: Int(bitPattern: uri),
-        remoteAddress: ClientAddress.describe(sluice_mhd_client_address(connection)),
+        client: ClientAddress(sluice_mhd_client_address(connection)),
         socket: sluice_mhd_connection_fd(connection))
     return Unmanaged.passRetained(context).toOpaque()
 }

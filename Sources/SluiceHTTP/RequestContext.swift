@@ -32,6 +32,8 @@ final class RequestContext: Sendable {
         var onComplete: (@Sendable (Bool) -> Void)?
         var stream: StreamBody?
         var fixedLength: Int64 = 0
+        /// In the server's registry (the request may suspend its connection).
+        var registered = false
     }
 
     private let core: ServerCore
@@ -45,7 +47,7 @@ final class RequestContext: Sendable {
     /// A request whose request target (path and query, as sent) is `target`. When the server is aborting the
     /// request starts closed and is refused.
     init(
-        core: ServerCore, connection: MHDConnectionHandle, target: String, targetAddress: Int, remoteAddress: String,
+        core: ServerCore, connection: MHDConnectionHandle, target: String, targetAddress: Int, client: ClientAddress,
         socket: Int32
     ) {
         self.target = (targetAddress, target.utf8.count)
@@ -61,9 +63,10 @@ final class RequestContext: Sendable {
             path = target[...]
             query = ""
         }
-        let request = HTTPRequest(method: "", path: String(path), query: String(query), remoteAddress: remoteAddress)
+        var request = HTTPRequest(method: "", path: String(path), query: String(query))
+        request.client = client
         self.state = Mutex(State(request: request))
-        if !core.register(self) {
+        if !core.begin() {
             gate.close()
         }
     }
@@ -100,6 +103,7 @@ final class RequestContext: Sendable {
             if let response = core.immediateHandler(state.withLock({ $0.request })) {
                 return send(response, on: connection)
             }
+            guard register() else { return .NO }
             startHandler()
             return waitForHandler(on: connection)
         case .handling:
@@ -132,14 +136,11 @@ final class RequestContext: Sendable {
     func complete(terminatedOK: Bool) {
         gate.finish()
         let finishedAt = ContinuousClock.now
-        let (phase, snapshot) = state.withLock { state in
-            let phase = state.phase
-            let snapshot = state
-            state.phase = .finished
-            state.handlerTask = nil
-            state.stream = nil
-            return (phase, snapshot)
-        }
+        // The request is over: its state is moved out (not copied), leaving an empty one marked finished.
+        var snapshot = State(request: HTTPRequest(method: "", path: ""))
+        snapshot.phase = .finished
+        state.withLock { swap(&snapshot, &$0) }
+        let phase = snapshot.phase
         snapshot.handlerTask?.cancel()
         if case .ready(let response) = phase {
             response.discard()
@@ -152,7 +153,8 @@ final class RequestContext: Sendable {
         } else {
             bytesSent = terminatedOK && snapshot.request.method != "HEAD" ? snapshot.fixedLength : 0
         }
-        core.unregister(self)
+        if snapshot.registered { core.unregister(self) }
+        core.end()
         core.onComplete(
             HTTPExchange(
                 request: snapshot.request, status: snapshot.status, responseHeaders: snapshot.responseHeaders,
@@ -231,7 +233,24 @@ final class RequestContext: Sendable {
         }
     }
 
+    /// Puts the request in the server's registry before it may suspend its connection (for a handler or a
+    /// streamed body), so that the sweeper and shutdown see it; `false` (the connection closes) when the server
+    /// is aborting.
+    private func register() -> Bool {
+        guard !state.withLock({ $0.registered }) else { return true }
+        guard core.register(self) else {
+            gate.close()
+            return false
+        }
+        state.withLock { $0.registered = true }
+        return true
+    }
+
     private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+        if case .stream = response.body, !register() {
+            response.discard()
+            return .NO
+        }
         state.withLock { $0.phase = .sending }
         let status = (200...599).contains(response.status) ? response.status : 500
         guard let prepared = response.prepare(gate: gate, closeConnection: core.isDraining) else {

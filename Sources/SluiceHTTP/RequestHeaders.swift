@@ -3,7 +3,7 @@ import CMicroHTTPD
 /// Reads a request's header fields from libmicrohttpd. Runs on the connection's MHD worker thread.
 enum RequestHeaders {
     private final class Collector {
-        var headers = HTTPHeaders()
+        var headers = HTTPHeaders(capacity: 8)
     }
 
     /// The header fields of the request on `connection`, in the order received.

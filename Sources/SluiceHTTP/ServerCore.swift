@@ -1,14 +1,17 @@
 import Synchronization
 
-/// State shared by every connection of one running daemon: the application callbacks, the registry of requests
-/// in progress (for the disconnect sweeper and for shutdown) and the drain/abort flags.
+/// State shared by every connection of one running daemon: the application callbacks, the count of requests in
+/// progress, the registry of requests that may suspend their connection (for the disconnect sweeper and for
+/// shutdown) and the drain/abort flags.
 ///
-/// Threads: ``register(_:)`` and ``unregister(_:)`` run on MHD worker threads; ``sweep()`` on the sweeper task;
-/// ``beginDraining()`` and ``abortAll()`` on the shutdown task.
+/// A request answered at once on its worker thread never suspends and is only counted: the registry and its lock
+/// are for requests that wait for a handler or stream a body.
+///
+/// Threads: ``begin()``, ``end()``, ``register(_:)`` and ``unregister(_:)`` run on MHD worker threads; ``sweep()``
+/// on the sweeper task; ``beginDraining()`` and ``abortAll()`` on the shutdown task.
 final class ServerCore: Sendable {
     private struct Registry {
         var contexts: [ObjectIdentifier: RequestContext] = [:]
-        var draining = false
         var aborting = false
     }
 
@@ -21,6 +24,9 @@ final class ServerCore: Sendable {
     /// The access-log callback.
     let onComplete: @Sendable (HTTPExchange) -> Void
     private let registry = Mutex(Registry())
+    private let active = Atomic(0)
+    private let draining = Atomic(false)
+    private let aborting = Atomic(false)
 
     /// A core for one daemon.
     init(
@@ -34,7 +40,19 @@ final class ServerCore: Sendable {
         self.onComplete = onComplete
     }
 
-    /// Records a new request; `false` when the server is aborting and the request must be refused.
+    /// Counts a new request; `false` when the server is aborting and the request must be refused.
+    func begin() -> Bool {
+        active.wrappingAdd(1, ordering: .relaxed)
+        return !aborting.load(ordering: .acquiring)
+    }
+
+    /// Counts a finished request.
+    func end() {
+        active.wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    /// Records a request that may suspend its connection; `false` when the server is aborting and the request
+    /// must be refused.
     func register(_ context: RequestContext) -> Bool {
         registry.withLock { registry in
             guard !registry.aborting else { return false }
@@ -43,28 +61,29 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Forgets a finished request.
+    /// Forgets a registered request.
     func unregister(_ context: RequestContext) {
         _ = registry.withLock { $0.contexts.removeValue(forKey: ObjectIdentifier(context)) }
     }
 
     /// Requests in progress (from request line to completion).
-    var activeRequests: Int { registry.withLock { $0.contexts.count } }
+    var activeRequests: Int { active.load(ordering: .relaxed) }
 
     /// `true` once shutdown began: responses then carry `Connection: close`.
-    var isDraining: Bool { registry.withLock { $0.draining } }
+    var isDraining: Bool { draining.load(ordering: .acquiring) }
 
     /// Starts a graceful stop: later responses close their connection.
     func beginDraining() {
-        registry.withLock { $0.draining = true }
+        draining.store(true, ordering: .releasing)
     }
 
-    /// Aborts every request in progress and refuses new ones; suspended connections are resumed so that
+    /// Aborts every registered request and refuses new ones; suspended connections are resumed so that
     /// libmicrohttpd can close them before `MHD_stop_daemon`.
     func abortAll() {
+        draining.store(true, ordering: .releasing)
+        aborting.store(true, ordering: .releasing)
         let contexts = registry.withLock { registry in
             registry.aborting = true
-            registry.draining = true
             return Array(registry.contexts.values)
         }
         for context in contexts {

@@ -56,4 +56,23 @@ struct RangeHeaderTests {
         #expect(spec.description == text)
         #expect(RangeHeader.parse("bytes=" + text) == [spec])
     }
+
+    /// `parse` reads the common `bytes=a-b` form on a separate path; a leading space sends the same value through
+    /// the general parser, which must agree on every input, including overflow and malformed numbers.
+    @Test func plainFormAgreesWithTheGeneralParser() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = [
+            "", "0", "7", "00", "42", "9223372036854775807", "9223372036854775808", "99999999999999999999", "-",
+            "x", "+1", " ", "1 ",
+        ]
+        var values = ["bytes=", "bytes=-", "bytes=--1", "bytes=1--", "bytes=5-4", "bytes=4-5", "bytes=1-2-3"]
+        for _ in 0..<2000 {
+            let first = pieces.randomElement(using: &generator)!
+            let last = pieces.randomElement(using: &generator)!
+            values.append("bytes=\(first)-\(last)")
+        }
+        for value in values {
+            #expect(RangeHeader.parse(value) == RangeHeader.parse(" " + value), "\(value)")
+        }
+    }
 }

@@ -1,0 +1,155 @@
+import Foundation
+import Glibc
+import SluiceCore
+import Testing
+
+@testable import SluiceCache
+
+/// The hit path answers from memory (``IndexMemo``, shared data file handles): these tests check that what it
+/// remembers never outlives a change of the index or of the data file.
+@Suite struct ChunkStoreHitPathTests {
+    static let chunk: Int64 = 64 << 10
+    static let length = chunk * 3
+
+    /// The bytes a file region refers to, read through its descriptor (closed here, lease released); `Data`, so
+    /// that a failed comparison prints sizes rather than every byte.
+    func bytes(of region: CacheFileRegion) -> Data {
+        defer {
+            close(region.descriptor)
+            region.lease.release()
+        }
+        var out = [UInt8](repeating: 0, count: Int(region.count))
+        let got = out.withUnsafeMutableBytes {
+            pread(region.descriptor, $0.baseAddress, $0.count, off_t(region.offset))
+        }
+        return got == out.count ? Data(out) : Data()
+    }
+
+    @Test func replacedVersionIsReadFromItsOwnFile() throws {
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let store = try fixture.open(fixture.options(chunkSize: Self.chunk))
+        defer { store.close() }
+        let all = ByteRange(first: 0, last: Self.length - 1)
+        try store.fill("nas://a", length: Self.length, chunks: [0, 1, 2], seed: 1)
+        #expect(
+            Data(try store.read(all, of: "nas://a", validator: "\"v1\""))
+                == Data(objectBytes(length: Self.length, chunkSize: Self.chunk, seed: 1)))
+        let v1Region = try #require(store.fileRegion(all, of: "nas://a", validator: "\"v1\""))
+
+        try store.fill("nas://a", length: Self.length, etag: "\"v2\"", chunks: [0, 2], seed: 2)
+        let v2 = objectBytes(length: Self.length, chunkSize: Self.chunk, seed: 2)
+        #expect(throws: CacheError.stale) { try store.read(all, of: "nas://a", validator: "\"v1\"") }
+        #expect(store.fileRegion(all, of: "nas://a", validator: "\"v2\"") == nil, "chunk 1 of v2 is not cached")
+        let first = ByteRange(first: 0, last: Self.chunk - 1)
+        #expect(
+            bytes(of: try #require(store.fileRegion(first, of: "nas://a", validator: "\"v2\"")))
+                == Data(v2[..<Int(Self.chunk)]))
+        // A reader that started on v1 keeps reading v1 from the unlinked file.
+        #expect(bytes(of: v1Region) == Data(objectBytes(length: Self.length, chunkSize: Self.chunk, seed: 1)))
+    }
+
+    @Test func purgedThenRefilledAssetServesTheNewBytes() throws {
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let store = try fixture.open(fixture.options(chunkSize: Self.chunk))
+        defer { store.close() }
+        let all = ByteRange(first: 0, last: Self.length - 1)
+        for seed: UInt8 in 1...3 {
+            try store.fill("nas://a", length: Self.length, chunks: [0, 1, 2], seed: seed)
+            let region = try #require(store.fileRegion(all, of: "nas://a", validator: "\"v1\""))
+            #expect(bytes(of: region) == Data(objectBytes(length: Self.length, chunkSize: Self.chunk, seed: seed)))
+            store.flush()
+            try store.purge("nas://a")
+            #expect(store.fileRegion(all, of: "nas://a", validator: "\"v1\"") == nil)
+            #expect(try store.contentInfo(for: "nas://a") == nil)
+        }
+        try store.fill("nas://b", length: Self.length, chunks: [0, 1, 2], seed: 9)
+        _ = try #require(store.fileRegion(all, of: "nas://b", validator: "\"v1\"")).lease.release()
+        try store.purgeAll()
+        #expect(store.fileRegion(all, of: "nas://b", validator: "\"v1\"") == nil)
+    }
+
+    @Test func droppedAndEvictedChunksAreNotServedFromMemory() throws {
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let store = try fixture.open(fixture.options(maxSize: 2 << 20, chunkSize: Self.chunk))
+        defer { store.close() }
+        try store.fill("nas://old", length: Self.chunk * 8, chunks: Array(0..<8))
+        store.flush()
+        let tail = ByteRange(first: Self.chunk * 7, last: Self.chunk * 8 - 1)
+        #expect(
+            bytes(of: try #require(store.fileRegion(tail, of: "nas://old", validator: "\"v1\""))).count
+                == Int(Self.chunk))
+        try store.state.withLock { state throws(CacheError) in
+            try state.dropChunk(CacheLayout.key(for: "nas://old"), 7, reason: .corrupt)
+        }
+        #expect(store.fileRegion(tail, of: "nas://old", validator: "\"v1\"") == nil)
+
+        // Filling other assets past the cap trims "nas://old" from its tail.
+        fixture.clock.advance(seconds: 60)
+        for index in 0..<20 { try store.fill("nas://new\(index)", length: Self.chunk * 2, chunks: [0, 1]) }
+        let remaining = try #require(try store.entry(for: "nas://old")).chunks
+        #expect(remaining.count < 7)
+        for index in 0..<Int64(8) {
+            let range = ByteRange(first: index * Self.chunk, last: (index + 1) * Self.chunk - 1)
+            let region = store.fileRegion(range, of: "nas://old", validator: "\"v1\"")
+            #expect((region != nil) == remaining.contains(index), "chunk \(index)")
+            region.map { _ = bytes(of: $0) }
+        }
+    }
+
+    @Test func openDataFilesStayBoundedAndCloseWithTheStore() throws {
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let store = try fixture.open(fixture.options(maxSize: 256 << 20, chunkSize: Self.chunk, lazyCommit: true))
+        var overhead: Int?
+        for asset in 0..<(StoreState.maxOpenFiles * 2) {
+            try store.fill("nas://\(asset)", length: Self.chunk, chunks: [0])
+            let region = try #require(
+                store.fileRegion(ByteRange(first: 0, last: 9), of: "nas://\(asset)", validator: "\"v1\""))
+            #expect(bytes(of: region) == Data(chunkBytes(0, count: 10)))
+            // The index files and lock, once they are all open, plus one handle per data file read recently.
+            let open = fixture.openDescriptors()
+            if overhead == nil { overhead = open - 1 }
+            #expect(open <= overhead! + StoreState.maxOpenFiles)
+        }
+        store.close()
+        #expect(fixture.openDescriptors() == 0)
+    }
+
+    @Test func memoForgetsBeyondItsBounds() {
+        let memo = IndexMemo(maxAssets: 4, maxChunks: 40)
+        func row(_ key: String) -> AssetRow {
+            AssetRow(
+                key: key, assetID: key, info: ContentInfo(length: 1), validator: nil, fetchedAt: Date(),
+                lastAccess: Date(), pinned: false, allocated: 0)
+        }
+        func chunks(_ count: Int) -> [ChunkRow] { (0..<count).map { ChunkRow(index: Int64($0), size: 1, crc: 0) } }
+        for key in ["a", "b", "c", "d", "e"] { memo.remember(row(key)) }
+        #expect(["a", "b", "c", "d", "e"].filter { memo[$0] != nil }.count == 4)
+        #expect(memo["e"] != nil)
+
+        memo.remember(chunks(11), of: "e")
+        guard case .tooMany = memo["e"]?.chunks else {
+            Issue.record("more than a quarter of the chunk budget for one asset must not be kept")
+            return
+        }
+        let kept = ["a", "b", "c", "d"].filter { memo[$0] != nil }
+        for key in kept { memo.remember(chunks(10), of: key) }
+        memo.remember(row("f"))
+        memo.remember(chunks(10), of: "f")
+        let loaded = ["a", "b", "c", "d", "e", "f"].filter { memo[$0]?.isLoaded == true }
+        #expect(loaded.count <= 4 && loaded.contains("f"))
+
+        memo.insert(ChunkRow(index: 99, size: 1, crc: 0), of: "f")
+        memo.deleteChunks(of: "f", in: 0...4)
+        guard case .loaded(let rows) = memo["f"]?.chunks else {
+            Issue.record("f's chunks were loaded")
+            return
+        }
+        #expect(rows.keys.sorted() == [5, 6, 7, 8, 9, 99])
+        memo.forgetAll()
+        #expect(memo["f"] == nil)
+    }
+}
