@@ -3,7 +3,7 @@ import SluiceCore
 
 extension StoreState {
     /// Admits a read of `range` of the version with `validator`: every chunk covering it must be readable.
-    /// Takes a lease the caller ends with ``endRead(_:)`` and opens the data file read-only.
+    /// Takes a lease the caller ends with ``endRead(_:)`` and hands out the shared read-only data-file handle.
     mutating func beginRead(key: String, range: ByteRange, validator: String?) throws(CacheError) -> ReadAccess {
         let indices = try admit(key: key, range: range, validator: validator)
         let chunks = try readableChunks(key, in: indices)
