@@ -1,8 +1,10 @@
 /* The libmicrohttpd floor for bench/hitpath: the least any server built on libmicrohttpd can do per cached
- * range. It serves one file, answering `Range: bytes=a-b` with a 206 sent by sendfile (a descriptor response),
- * with the daemon flags the gateway uses (epoll thread pool, suspend/resume allowed) and the response queued on
- * the second access-handler call as the gateway does (queuing on the first closes the connection). Nothing
- * else: no routing, no cache lookup, no access log. A benchmark reference, not part of Sluice.
+ * range. It serves one file, answering `Range: bytes=a-b` with a 206 sent by sendfile (a descriptor response)
+ * carrying the header fields of the gateway's cache hit (representation fields, Content-Range, X-Cache,
+ * X-Request-Id), with the daemon flags the gateway uses (epoll thread pool, suspend/resume allowed) and the
+ * response queued on the second access-handler call as the gateway does (queuing on the first closes the
+ * connection). Nothing else: no routing, no cache lookup, no access log. A benchmark reference, not part of
+ * Sluice.
  *
  * Usage: mhd_floor FILE PORT THREADS
  */
@@ -10,13 +12,18 @@
 #include <inttypes.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static int file;
 static int64_t size;
+static char last_modified[64];
+static char etag[64];
+static atomic_uint_fast64_t request_count;
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, const char *url, const char *method,
                               const char *version, const char *upload, size_t *upload_size, void **request) {
@@ -41,9 +48,15 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
     }
     char content_range[96];
     snprintf(content_range, sizeof content_range, "bytes %" PRId64 "-%" PRId64 "/%" PRId64, first, last, size);
+    char request_id[17];
+    snprintf(request_id, sizeof request_id, "%016" PRIxFAST64, atomic_fetch_add(&request_count, 1));
     MHD_add_response_header(response, "Accept-Ranges", "bytes");
     MHD_add_response_header(response, "Content-Type", "application/octet-stream");
+    MHD_add_response_header(response, "ETag", etag);
+    MHD_add_response_header(response, "Last-Modified", last_modified);
     MHD_add_response_header(response, "Content-Range", content_range);
+    MHD_add_response_header(response, "X-Cache", "HIT");
+    MHD_add_response_header(response, "X-Request-Id", request_id);
     enum MHD_Result queued = MHD_queue_response(connection, range ? 206 : 200, response);
     MHD_destroy_response(response);
     return queued;
@@ -61,6 +74,9 @@ int main(int argc, char **argv) {
         return 1;
     }
     size = info.st_size;
+    snprintf(etag, sizeof etag, "\"%lx-%" PRIx64 "\"", (unsigned long)info.st_mtime, (uint64_t)size);
+    struct tm modified;
+    strftime(last_modified, sizeof last_modified, "%a, %d %b %Y %H:%M:%S GMT", gmtime_r(&info.st_mtime, &modified));
     struct sockaddr_in loopback = {.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2])),
                                    .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     struct MHD_Daemon *daemon = MHD_start_daemon(
