@@ -80,7 +80,7 @@ struct ChunkIndex {
         "key, asset_id, length, content_type, etag, last_modified, validator, fetched_at, last_access, pinned, allocated"
 
     func asset(_ key: String) throws(CacheError) -> AssetRow? {
-        if let remembered = memo[key] { return remembered.row }
+        if let remembered = memo.row(key) { return remembered }
         let statement = try database.statement("SELECT \(Self.assetColumns) FROM assets WHERE key = ?").bind(.text(key))
         defer { statement.reset() }
         guard try statement.step() else { return nil }
@@ -185,7 +185,7 @@ struct ChunkIndex {
     /// Present chunks of an asset with index in `indices`, ascending. For a remembered asset, all its chunk rows
     /// are read once and answered from the memo after that.
     func chunks(_ key: String, in indices: ClosedRange<Int64> = 0...Int64.max) throws(CacheError) -> [ChunkRow] {
-        switch memo[key]?.chunks {
+        switch memo.chunks(key) {
         case .loaded(let rows):
             let span = indices.upperBound &- indices.lowerBound
             if span >= 0 && span < Int64(rows.count) { return indices.compactMap { rows[$0] } }
@@ -203,7 +203,7 @@ struct ChunkIndex {
     func allPresent(_ key: String, in indices: ClosedRange<Int64>, orPending pending: (Int64) -> Bool)
         throws(CacheError) -> Bool
     {
-        if case .loaded(let rows) = memo[key]?.chunks {
+        if case .loaded(let rows) = memo.chunks(key) {
             return indices.allSatisfy { rows[$0] != nil || pending($0) }
         }
         let present = Set(try chunks(key, in: indices).map(\.index))

@@ -13,16 +13,18 @@ final class IndexMemo {
         /// More rows than the memo keeps for one asset: always asked from SQLite.
         case tooMany
         case loaded([Int64: ChunkRow])
-    }
 
-    struct Entry {
-        var row: AssetRow
-        var chunks = Chunks.notLoaded
+        var isLoaded: Bool {
+            if case .loaded = self { return true }
+            return false
+        }
     }
 
     let maxAssets: Int
     let maxChunks: Int
-    private var entries: [String: Entry] = [:]
+    // Rows and chunk rows apart, so that a lookup copies only what it asks for.
+    private var rows: [String: AssetRow] = [:]
+    private var chunkRows: [String: Chunks] = [:]
     private var chunkCount = 0
 
     init(maxAssets: Int = 4096, maxChunks: Int = 1 << 18) {
@@ -30,87 +32,88 @@ final class IndexMemo {
         self.maxChunks = maxChunks
     }
 
-    subscript(key: String) -> Entry? { entries[key] }
+    /// The remembered row of `key`.
+    func row(_ key: String) -> AssetRow? { rows[key] }
+
+    /// What is known of the chunk rows of `key`; nil when its row is not remembered.
+    func chunks(_ key: String) -> Chunks? {
+        guard rows[key] != nil else { return nil }
+        return chunkRows[key] ?? .notLoaded
+    }
 
     /// Remembers a row read from or written to the index; what is known of the asset's chunk rows stays (no
     /// statement on `assets` changes `chunks`).
     func remember(_ row: AssetRow) {
-        if entries[row.key] == nil { makeRoom(assets: 1, chunks: 0) }
-        entries[row.key, default: Entry(row: row)].row = row
+        if rows[row.key] == nil { makeRoom(assets: 1, chunks: 0) }
+        rows[row.key] = row
     }
 
     /// Remembers all chunk rows of an asset whose row is remembered, or that it has too many to keep.
     func remember(_ chunks: [ChunkRow], of key: String) {
-        guard entries[key] != nil else { return }
+        guard rows[key] != nil else { return }
         forgetChunks(of: key)
         guard chunks.count <= maxChunks / 4 else {
-            entries[key]?.chunks = .tooMany
+            chunkRows[key] = .tooMany
             return
         }
         makeRoom(assets: 0, chunks: chunks.count, sparing: key)
-        var rows: [Int64: ChunkRow] = [:]
-        rows.reserveCapacity(chunks.count)
-        for chunk in chunks { rows[chunk.index] = chunk }
-        entries[key]?.chunks = .loaded(rows)
+        var loaded: [Int64: ChunkRow] = [:]
+        loaded.reserveCapacity(chunks.count)
+        for chunk in chunks { loaded[chunk.index] = chunk }
+        chunkRows[key] = .loaded(loaded)
         chunkCount += chunks.count
     }
 
     /// Applies a change to a remembered row.
     func updateRow(_ key: String, _ change: (inout AssetRow) -> Void) {
-        guard entries[key] != nil else { return }
-        change(&entries[key]!.row)
+        guard rows[key] != nil else { return }
+        change(&rows[key]!)
     }
 
     /// Records an inserted or replaced chunk row (when the asset's chunks are loaded).
     func insert(_ chunk: ChunkRow, of key: String) {
-        guard case .loaded(var rows) = entries[key]?.chunks else { return }
-        entries[key]!.chunks = .notLoaded
-        if rows.updateValue(chunk, forKey: chunk.index) == nil { chunkCount += 1 }
-        entries[key]!.chunks = .loaded(rows)
+        guard case .loaded(var loaded) = chunkRows[key] else { return }
+        chunkRows[key] = .notLoaded
+        if loaded.updateValue(chunk, forKey: chunk.index) == nil { chunkCount += 1 }
+        chunkRows[key] = .loaded(loaded)
     }
 
     /// Records deleted chunk rows (when the asset's chunks are loaded).
     func deleteChunks(of key: String, in indices: ClosedRange<Int64>) {
-        guard case .loaded(var rows) = entries[key]?.chunks else { return }
-        entries[key]!.chunks = .notLoaded
-        let doomed = rows.keys.filter(indices.contains)
-        for index in doomed { rows[index] = nil }
+        guard case .loaded(var loaded) = chunkRows[key] else { return }
+        chunkRows[key] = .notLoaded
+        let doomed = loaded.keys.filter(indices.contains)
+        for index in doomed { loaded[index] = nil }
         chunkCount -= doomed.count
-        entries[key]!.chunks = .loaded(rows)
+        chunkRows[key] = .loaded(loaded)
     }
 
     /// Forgets an asset (about to be deleted, or no longer trusted).
     func forget(_ key: String) {
         forgetChunks(of: key)
-        entries[key] = nil
+        rows[key] = nil
     }
 
     /// Forgets everything.
     func forgetAll() {
-        entries.removeAll()
+        rows.removeAll()
+        chunkRows.removeAll()
         chunkCount = 0
     }
 
     private func forgetChunks(of key: String) {
-        if case .loaded(let rows) = entries[key]?.chunks { chunkCount -= rows.count }
-        entries[key]?.chunks = .notLoaded
+        if case .loaded(let loaded) = chunkRows[key] { chunkCount -= loaded.count }
+        chunkRows[key] = nil
     }
 
     private func makeRoom(assets: Int, chunks: Int, sparing spared: String? = nil) {
-        while entries.count + assets > maxAssets, let victim = entries.keys.first(where: { $0 != spared }) {
+        while rows.count + assets > maxAssets, let victim = rows.keys.first(where: { $0 != spared }) {
             forget(victim)
         }
         while chunkCount + chunks > maxChunks,
-            let victim = entries.first(where: { $0.key != spared && $0.value.isLoaded })?.key
+            let victim = chunkRows.first(where: { $0.key != spared && $0.value.isLoaded })?.key
         {
             forgetChunks(of: victim)
         }
-    }
-}
-
-extension IndexMemo.Entry {
-    var isLoaded: Bool {
-        if case .loaded = chunks { return true }
-        return false
     }
 }

@@ -63,6 +63,8 @@ final class FillCoordinator: Sendable {
     private let metrics: GatewayMetrics
     private let logger: Logger
     private let state = Mutex(State())
+    /// How many assets are marked changed: lets a cache hit skip the lock when none is (nearly always).
+    private let changedCount = Atomic(0)
 
     /// Creates a coordinator writing into `store`.
     init(store: ChunkStore, settings: Settings, metrics: GatewayMetrics, logger: Logger) {
@@ -142,10 +144,19 @@ final class FillCoordinator: Sendable {
     }
 
     /// Whether a fill found that `key`'s upstream object changed since its content info was taken (clears the mark).
-    func takeChanged(_ key: String) -> Bool { state.withLock { $0.changed.remove(key) != nil } }
+    func takeChanged(_ key: String) -> Bool {
+        guard changedCount.load(ordering: .acquiring) > 0 else { return false }
+        return state.withLock { state in
+            guard state.changed.remove(key) != nil else { return false }
+            changedCount.subtract(1, ordering: .releasing)
+            return true
+        }
+    }
 
     /// Whether `key` is marked as changed (see ``takeChanged(_:)``), without clearing the mark.
-    func isChanged(_ key: String) -> Bool { state.withLock { $0.changed.contains(key) } }
+    func isChanged(_ key: String) -> Bool {
+        changedCount.load(ordering: .acquiring) > 0 && state.withLock { $0.changed.contains(key) }
+    }
 
     /// Why the reader's fill failed, if it did.
     func failure(of reader: ReaderID) -> UpstreamError? { state.withLock { $0.failed[reader] } }
@@ -371,7 +382,7 @@ final class FillCoordinator: Sendable {
         switch error {
         case .changed, .notFound, .rangeNotSatisfiable:
             // The object is not what its cached content info says any more: the next request asks the upstream.
-            state.changed.insert(fill.key)
+            if state.changed.insert(fill.key).inserted { changedCount.add(1, ordering: .releasing) }
         default:
             break
         }

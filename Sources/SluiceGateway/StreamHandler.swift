@@ -6,7 +6,7 @@ import SluiceUpstream
 ///
 /// Two entry points share one plan: ``respondImmediately(to:)`` answers on the HTTP worker thread what needs no
 /// waiting (fresh content info and every byte on disk), ``respond(to:)`` everything else.
-struct StreamHandler: Sendable {
+final class StreamHandler: Sendable {
     /// Configured upstreams by name.
     let upstreams: [String: any Upstream]
     /// Where bytes come from.
@@ -15,6 +15,13 @@ struct StreamHandler: Sendable {
     let metrics: GatewayMetrics
     /// Parsed stream paths.
     let routes = RouteMemo()
+
+    /// A handler for `upstreams`, serving bytes through `serving`.
+    init(upstreams: [String: any Upstream], serving: any AssetServing, metrics: GatewayMetrics) {
+        self.upstreams = upstreams
+        self.serving = serving
+        self.metrics = metrics
+    }
 
     /// What a request asks for, once its content info is known.
     private enum Plan {

@@ -127,29 +127,29 @@ import Testing
         }
         func chunks(_ count: Int) -> [ChunkRow] { (0..<count).map { ChunkRow(index: Int64($0), size: 1, crc: 0) } }
         for key in ["a", "b", "c", "d", "e"] { memo.remember(row(key)) }
-        #expect(["a", "b", "c", "d", "e"].filter { memo[$0] != nil }.count == 4)
-        #expect(memo["e"] != nil)
+        #expect(["a", "b", "c", "d", "e"].filter { memo.row($0) != nil }.count == 4)
+        #expect(memo.row("e") != nil)
 
         memo.remember(chunks(11), of: "e")
-        guard case .tooMany = memo["e"]?.chunks else {
+        guard case .tooMany = memo.chunks("e") else {
             Issue.record("more than a quarter of the chunk budget for one asset must not be kept")
             return
         }
-        let kept = ["a", "b", "c", "d"].filter { memo[$0] != nil }
+        let kept = ["a", "b", "c", "d"].filter { memo.row($0) != nil }
         for key in kept { memo.remember(chunks(10), of: key) }
         memo.remember(row("f"))
         memo.remember(chunks(10), of: "f")
-        let loaded = ["a", "b", "c", "d", "e", "f"].filter { memo[$0]?.isLoaded == true }
+        let loaded = ["a", "b", "c", "d", "e", "f"].filter { memo.chunks($0)?.isLoaded == true }
         #expect(loaded.count <= 4 && loaded.contains("f"))
 
         memo.insert(ChunkRow(index: 99, size: 1, crc: 0), of: "f")
         memo.deleteChunks(of: "f", in: 0...4)
-        guard case .loaded(let rows) = memo["f"]?.chunks else {
+        guard case .loaded(let rows) = memo.chunks("f") else {
             Issue.record("f's chunks were loaded")
             return
         }
         #expect(rows.keys.sorted() == [5, 6, 7, 8, 9, 99])
         memo.forgetAll()
-        #expect(memo["f"] == nil)
+        #expect(memo.row("f") == nil)
     }
 }
