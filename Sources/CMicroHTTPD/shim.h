@@ -8,31 +8,29 @@ typedef void *(*sluice_mhd_uri_log_callback)(void *cls, const char *uri, struct 
 /// `MHD_OPTION_UNESCAPE_CALLBACK` has no typedef in microhttpd.h; its documented form.
 typedef size_t (*sluice_mhd_unescape_callback)(void *cls, struct MHD_Connection *connection, char *s);
 
-/// Starts a daemon: the callbacks and the listen address are passed as typed varargs,
-/// integer options as an `MHD_OPTION_ARRAY` terminated by `MHD_OPTION_END`.
+/// Starts a daemon: the callbacks are passed as typed varargs, integer options as an `MHD_OPTION_ARRAY`
+/// terminated by `MHD_OPTION_END`.
 static inline struct MHD_Daemon *sluice_mhd_start_daemon(
     unsigned int flags,
     MHD_AccessHandlerCallback handler, void *handler_cls,
     MHD_RequestCompletedCallback completed, void *completed_cls,
     sluice_mhd_uri_log_callback uri_log, void *uri_log_cls,
     sluice_mhd_unescape_callback unescape, void *unescape_cls,
-    const struct sockaddr *address,
     struct MHD_OptionItem *options)
 {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
                             MHD_OPTION_UNESCAPE_CALLBACK, unescape, unescape_cls,
-                            MHD_OPTION_SOCK_ADDR, address,
                             MHD_OPTION_ARRAY, options,
                             MHD_OPTION_END);
 }
 
-/// The port the daemon's listen socket is bound to (0 when unknown).
-static inline uint16_t sluice_mhd_bound_port(struct MHD_Daemon *daemon)
+/// Connections the daemon (all its worker threads) holds now.
+static inline unsigned int sluice_mhd_current_connections(struct MHD_Daemon *daemon)
 {
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-    return info == NULL ? 0 : info->port;
+    const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+    return info == NULL ? 0 : info->num_connections;
 }
 
 /// The client's socket address, or NULL.

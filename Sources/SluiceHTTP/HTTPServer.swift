@@ -18,9 +18,9 @@ import Synchronization
 public final class HTTPServer: Sendable {
     private struct Running {
         var daemon: MHDDaemonHandle
+        var acceptor: AcceptLoop
         var core: Unmanaged<ServerCore>
         var sweeper: Task<Void, Never>
-        var port: Int
     }
 
     private enum Lifecycle {
@@ -65,49 +65,49 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    /// Binds the listen address and starts the daemon's worker threads.
+    /// Binds the listen address and starts the daemon's worker threads and the accept loop.
     public func start() throws(HTTPServerError) {
         let address = try ListenAddress(host: options.host, port: options.port)
         let items = try optionItems()
-        let core = Unmanaged.passRetained(
-            ServerCore(
-                options: options, handler: handler, immediateHandler: immediateHandler, onComplete: onComplete))
-        var flags = MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
-        if address.isIPv6 {
-            flags |= MHD_USE_DUAL_STACK.rawValue
-        }
         let result: Result<Running, HTTPServerError> = lifecycle.withLock { lifecycle in
             guard case .idle = lifecycle else { return .failure(.alreadyStarted) }
+            let acceptor: AcceptLoop
+            do throws(HTTPServerError) {
+                acceptor = try AcceptLoop(address: address, host: options.host, requestedPort: options.port)
+            } catch {
+                return .failure(error)
+            }
+            let core = Unmanaged.passRetained(
+                ServerCore(
+                    options: options, handler: handler, immediateHandler: immediateHandler, onComplete: onComplete))
+            // The accept loop owns the listening socket; connections reach the daemon through MHD_add_connection.
+            let flags =
+                MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+                | MHD_USE_NO_LISTEN_SOCKET.rawValue
             var items = items
             let cls = core.toOpaque()
-            let started = address.withSockaddr { sockaddr in
-                items.withUnsafeMutableBufferPointer { items in
-                    sluice_mhd_start_daemon(
-                        flags, mhdAccessHandler, cls, mhdRequestCompleted, cls, mhdURILog, cls, mhdKeepEscaped, nil,
-                        sockaddr, items.baseAddress)
-                }
+            let started = items.withUnsafeMutableBufferPointer { items in
+                sluice_mhd_start_daemon(
+                    flags, mhdAccessHandler, cls, mhdRequestCompleted, cls, mhdURILog, cls, mhdKeepEscaped, nil,
+                    items.baseAddress)
             }
             guard let started else {
                 let error = errno
-                let bindErrors = [EADDRINUSE, EADDRNOTAVAIL, EACCES]
-                return .failure(
-                    bindErrors.contains(error)
-                        ? .bindFailed(host: options.host, port: options.port, errno: error)
-                        : .startFailed(errno: error))
+                acceptor.discard()
+                core.release()
+                return .failure(.startFailed(errno: error))
             }
+            let daemon = MHDDaemonHandle(pointer: started)
+            acceptor.start(daemon: daemon, limit: options.maxConnections)
             let running = Running(
-                daemon: MHDDaemonHandle(pointer: started), core: core,
-                sweeper: Self.startSweeper(core.takeUnretainedValue(), every: options.disconnectCheckInterval),
-                port: Int(sluice_mhd_bound_port(started)))
+                daemon: daemon, acceptor: acceptor, core: core,
+                sweeper: Self.startSweeper(core.takeUnretainedValue(), every: options.disconnectCheckInterval))
             lifecycle = .running(running)
             return .success(running)
         }
         switch result {
-        case .success(let running):
-            boundPort.withLock { $0 = running.port }
-        case .failure(let error):
-            core.release()
-            throw error
+        case .success(let running): boundPort.withLock { $0 = running.acceptor.port }
+        case .failure(let error): throw error
         }
     }
 
@@ -166,13 +166,8 @@ public final class HTTPServer: Sendable {
     private static func stop(_ running: Running, grace: Duration) async {
         let core = running.core.takeUnretainedValue()
         core.beginDraining()
-        let listener = MHD_quiesce_daemon(running.daemon.pointer)
-        if listener >= 0 {
-            // Quiescing only stops accept(); the socket still listens, so new clients would connect and hang until
-            // the daemon stops. Shutting its read side makes Linux drop the listen state: they are refused at once,
-            // while the descriptor stays valid for libmicrohttpd until it is closed below.
-            Glibc.shutdown(listener, Int32(SHUT_RD))
-        }
+        // Closing the listening socket refuses new clients at once; connections already accepted go on.
+        await onOwnThread { running.acceptor.stop() }
         let deadline = ContinuousClock.now.advanced(by: grace)
         while core.activeRequests > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
@@ -180,16 +175,17 @@ public final class HTTPServer: Sendable {
         running.sweeper.cancel()
         core.abortAll()
         // MHD_stop_daemon joins the worker threads: run it on a thread of its own, not the cooperative pool.
+        await onOwnThread { MHD_stop_daemon(running.daemon.pointer) }
+        running.core.release()
+    }
+
+    /// Runs `work`, which blocks on other threads, on a thread of its own rather than the cooperative pool.
+    private static func onOwnThread(_ work: @escaping @Sendable () -> Void) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread {
-                MHD_stop_daemon(running.daemon.pointer)
+                work()
                 continuation.resume()
             }
         }
-        // microhttpd.h, MHD_quiesce_daemon: the caller closes the returned socket, after MHD_stop_daemon.
-        if listener >= 0 {
-            close(listener)
-        }
-        running.core.release()
     }
 }

@@ -3,7 +3,7 @@ import Glibc
 /// A numeric listen address parsed from ``HTTPServerOptions/host`` and ``HTTPServerOptions/port``.
 struct ListenAddress {
     private var storage = sockaddr_storage()
-    /// `true` for an IPv6 address (the daemon then needs `MHD_USE_DUAL_STACK`).
+    /// `true` for an IPv6 address.
     let isIPv6: Bool
 
     /// Parses `host` (`0.0.0.0`, `::`, `[::1]`, `localhost`) and `port`.
