@@ -11,6 +11,17 @@ enum Serve {
         let logger = Logger(format: config.logging.format, level: config.logging.level)
         // Writes to a client that went away must fail with EPIPE, not kill the process.
         signal(SIGPIPE, SIG_IGN)
+        let files = DescriptorLimit.raise()
+        if files.after != files.before {
+            logger.info("open-file limit raised", ["from": "\(files.before)", "to": "\(files.after)"])
+        }
+        // Each connection holds a socket and, while a response is sent, often a file; the cache and the index hold
+        // more. Starting is still allowed (the limit may suffice for the real load), but not silently.
+        if files.after < UInt64(config.server.maxConnections) * 2 + 256 {
+            logger.warning(
+                "open-file limit is low for server.maxConnections; raise it (ulimit -n, LimitNOFILE=)",
+                ["limit": "\(files.after)", "server.maxConnections": "\(config.server.maxConnections)"])
+        }
         let gateway: Gateway
         do {
             gateway = try Gateway(config: config, logger: logger)

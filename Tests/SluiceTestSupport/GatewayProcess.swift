@@ -21,13 +21,19 @@ public final class GatewayProcess: Sendable {
     }
 
     /// Writes `configJSON` (contract §3; listen on `127.0.0.1:0` so the kernel picks the port) and starts the
-    /// gateway with `environment` added (secrets for `…Env` keys). Waits until it logs `listening`.
-    public static func start(configJSON: String, environment: [String: String] = [:]) async throws -> GatewayProcess {
+    /// gateway with `environment` added (secrets for `…Env` keys), under a soft open-file limit of
+    /// `softFileLimit` when given (set by the shell that execs it). Waits until it logs `listening`.
+    public static func start(
+        configJSON: String, environment: [String: String] = [:], softFileLimit: Int? = nil
+    ) async throws -> GatewayProcess {
         let workspace = try TemporaryDirectory()
         let configPath = try workspace.write("sluice.json", Array(configJSON.utf8))
+        var arguments = [try Repository.sluiceExecutable(), "serve", "--config", configPath]
+        if let softFileLimit {
+            arguments = ["/bin/sh", "-c", "ulimit -Sn \(softFileLimit) && exec \"$@\"", "sh"] + arguments
+        }
         let process = try ChildProcess(
-            [try Repository.sluiceExecutable(), "serve", "--config", configPath],
-            logPath: workspace.file("gateway.log"), environment: environment)
+            arguments, logPath: workspace.file("gateway.log"), environment: environment)
         do {
             let port = try await waitForPort(process)
             return GatewayProcess(process: process, port: port, workspace: workspace)
