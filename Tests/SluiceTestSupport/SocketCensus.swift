@@ -16,27 +16,6 @@ public enum SocketCensus {
         return ownSocketInodes().filter { inodes.contains($0) }.count
     }
 
-    /// Inodes of the sockets listening on TCP `port`, or on any port when `port` is `nil`.
-    public static func listeningSocketInodes(port: Int? = nil) -> Set<UInt64> {
-        Set(tcpSockets().filter { $0.listening && (port == nil || $0.localPort == port) }.map(\.inode))
-    }
-
-    /// This process's epoll instances: each descriptor with the inodes of the files it watches (the `tfd` lines of
-    /// /proc/self/fdinfo).
-    public static func epollInstances() -> [Int32: Set<UInt64>] {
-        var instances: [Int32: Set<UInt64>] = [:]
-        for (descriptor, target) in ProcessProbe.descriptors(of: getpid()) where target == "anon_inode:[eventpoll]" {
-            let info = ProcessProbe.readWhole("/proc/self/fdinfo/\(descriptor)")
-            instances[descriptor] = Set(
-                info.split(separator: "\n").filter { $0.hasPrefix("tfd:") }.compactMap { line in
-                    line.split(separator: " ").first { $0.hasPrefix("ino:") }.flatMap {
-                        UInt64($0.dropFirst(4), radix: 16)
-                    }
-                })
-        }
-        return instances
-    }
-
     /// Descriptors of this process open on files under `folder`.
     public static func files(under folder: String) -> Int {
         ProcessProbe.descriptorTargets(of: getpid()).filter { $0.hasPrefix(folder + "/") }.count
@@ -51,7 +30,6 @@ public enum SocketCensus {
     private struct TCPSocket {
         var localPort: Int
         var remotePort: Int
-        var listening: Bool
         var inode: UInt64
     }
 
@@ -64,8 +42,7 @@ public enum SocketCensus {
                     let local = fields[1].split(separator: ":").last.flatMap({ Int($0, radix: 16) }),
                     let remote = fields[2].split(separator: ":").last.flatMap({ Int($0, radix: 16) })
                 else { return nil }
-                // State 0A is TCP_LISTEN (include/net/tcp_states.h).
-                return TCPSocket(localPort: local, remotePort: remote, listening: fields[3] == "0A", inode: inode)
+                return TCPSocket(localPort: local, remotePort: remote, inode: inode)
             }
         }
     }
