@@ -26,12 +26,22 @@ public struct Preconditions: Hashable, Sendable {
         self.ifRange = ifRange
     }
 
-    /// Creates preconditions by looking each field up by name (`If-None-Match`, …) with `field`.
-    public init(field: (String) -> String?) {
-        self.init(
-            ifMatch: field("If-Match"), ifNoneMatch: field("If-None-Match"),
-            ifModifiedSince: field("If-Modified-Since"), ifUnmodifiedSince: field("If-Unmodified-Since"),
-            ifRange: field("If-Range"))
+    /// Creates preconditions from a request's header fields in one pass: names compare case-insensitively, the
+    /// first of a repeated field counts, and fields not starting with `If-` (nearly all of them) are skipped on
+    /// their first three bytes.
+    public init<Fields: Sequence>(fields: Fields) where Fields.Element == (name: String, value: String) {
+        self.init()
+        for (name, value) in fields
+        where name.utf8.count > 3 && name.utf8.prefix(3).elementsEqual("if-".utf8, by: { $0 | 0x20 == $1 }) {
+            switch name.lowercased() {
+            case "if-match": ifMatch = ifMatch ?? value
+            case "if-none-match": ifNoneMatch = ifNoneMatch ?? value
+            case "if-modified-since": ifModifiedSince = ifModifiedSince ?? value
+            case "if-unmodified-since": ifUnmodifiedSince = ifUnmodifiedSince ?? value
+            case "if-range": ifRange = ifRange ?? value
+            default: break
+            }
+        }
     }
 
     /// Evaluates the fields in the order of RFC 9110 §13.2.2 for a GET or HEAD of `info`.

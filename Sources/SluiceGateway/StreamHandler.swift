@@ -114,12 +114,7 @@ final class StreamHandler: Sendable {
         let outcome = (infoCached ? CacheStatus.hit : .miss).rawValue
         var headers = info.representationHeaders
         let rangeApplies: Bool
-        // Most requests carry no conditional field (`If-…`); then none is looked up.
-        let conditional = request.headers.contains { field in
-            field.name.utf8.count > 3 && field.name.utf8.prefix(3).elementsEqual("if-".utf8) { $0 | 0x20 == $1 }
-        }
-        let preconditions = conditional ? Preconditions(field: { request.headers[$0] }) : Preconditions()
-        switch preconditions.evaluate(against: info) {
+        switch Preconditions(fields: request.headers).evaluate(against: info) {
         case .notModified:
             headers.remove("Content-Type")
             headers.add("X-Cache", outcome)

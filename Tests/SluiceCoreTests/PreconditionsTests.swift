@@ -70,15 +70,16 @@ struct PreconditionsTests {
         #expect(preconditions.evaluate(against: info) == expected)
     }
 
-    @Test func readsFieldsByName() {
-        let fields = [
-            "If-Match": "a", "If-None-Match": "b", "If-Modified-Since": "c", "If-Unmodified-Since": "d",
-            "If-Range": "e",
+    @Test func readsFieldsByNameInOnePass() {
+        let fields: [(name: String, value: String)] = [
+            ("Host", "t"), ("if-match", "a"), ("IF-NONE-MATCH", "b"), ("If-Modified-Since", "c"),
+            ("If-Unmodified-Since", "d"), ("If-Range", "e"), ("If-Range", "later"), ("If-Other", "x"), ("If-", "y"),
+            ("Range", "bytes=0-1"),
         ]
-        let preconditions = Preconditions { fields[$0] }
         #expect(
-            preconditions
+            Preconditions(fields: fields)
                 == Preconditions(
                     ifMatch: "a", ifNoneMatch: "b", ifModifiedSince: "c", ifUnmodifiedSince: "d", ifRange: "e"))
+        #expect(Preconditions(fields: [(name: "Host", value: "t")]) == Preconditions())
     }
 }
