@@ -1,10 +1,10 @@
 /* The libmicrohttpd floor for bench/hitpath: the least any server built on libmicrohttpd can do per cached
  * range. It serves one file, answering `Range: bytes=a-b` with a 206 sent by sendfile (a descriptor response)
  * carrying the header fields of the gateway's cache hit (representation fields, Content-Range, X-Cache,
- * X-Request-Id), with the daemon flags the gateway uses (epoll thread pool, suspend/resume allowed) and the
- * response queued on the second access-handler call as the gateway does (queuing on the first closes the
- * connection). Nothing else: no routing, no cache lookup, no access log. A benchmark reference, not part of
- * Sluice.
+ * X-Request-Id), with the daemon flags and per-connection memory the gateway uses (epoll thread pool,
+ * suspend/resume allowed, 16 KiB) and the response queued on the second access-handler call as the gateway
+ * does (queuing on the first closes the connection). Nothing else: no routing, no cache lookup, no access log.
+ * A benchmark reference, not part of Sluice.
  *
  * Usage: mhd_floor FILE PORT THREADS
  */
@@ -82,7 +82,7 @@ int main(int argc, char **argv) {
     struct MHD_Daemon *daemon = MHD_start_daemon(
         MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC, 0, NULL, NULL, answer, NULL,
         MHD_OPTION_SOCK_ADDR, &loopback, MHD_OPTION_THREAD_POOL_SIZE, (unsigned)atoi(argv[3]),
-        MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_END);
+        MHD_OPTION_CONNECTION_LIMIT, (unsigned)1024, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384, MHD_OPTION_END);
     if (daemon == NULL) {
         fprintf(stderr, "mhd_floor: cannot start on port %s\n", argv[2]);
         return 1;

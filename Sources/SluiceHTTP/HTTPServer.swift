@@ -143,6 +143,7 @@ public final class HTTPServer: Sendable {
             (.CONNECTION_LIMIT, options.maxConnections, "maxConnections"),
             (.PER_IP_CONNECTION_LIMIT, options.maxConnectionsPerIP, "maxConnectionsPerIP"),
             (.CONNECTION_TIMEOUT, Int(max(1, timeout)), "idleTimeout"),
+            (.CONNECTION_MEMORY_LIMIT, options.connectionMemoryBytes, "connectionMemoryBytes"),
         ]
         var items: [MHD_OptionItem] = []
         for (option, value, name) in limits {
@@ -150,6 +151,8 @@ public final class HTTPServer: Sendable {
             items.append(MHD_OptionItem(option: option, value: value, ptr_value: nil))
         }
         guard options.threads >= 0, options.maxConnections > 0 else { throw .invalidOption("threads/maxConnections") }
+        // Less than a page leaves no room for an ordinary request line and headers.
+        guard options.connectionMemoryBytes >= 4096 else { throw .invalidOption("connectionMemoryBytes") }
         items.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
         return items
     }

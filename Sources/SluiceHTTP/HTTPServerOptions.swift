@@ -17,6 +17,11 @@ public struct HTTPServerOptions: Sendable, Equatable {
     public var idleTimeout: Duration
     /// Largest accepted request body; larger bodies are answered with 413.
     public var maxRequestBodyBytes: Int
+    /// libmicrohttpd's memory per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`): the request line and header
+    /// fields must fit in it, next to the response's header block; a request that does not fit is answered with
+    /// 431 or 414. libmicrohttpd zeroes this memory for every request, so it is kept small: 16 KiB holds twice
+    /// nginx's default limit for one header line.
+    public var connectionMemoryBytes: Int
     /// How often suspended connections are checked for a client that went away (the body source is then
     /// closed with `completed: false` and the handler's task cancelled).
     public var disconnectCheckInterval: Duration
@@ -25,7 +30,7 @@ public struct HTTPServerOptions: Sendable, Equatable {
     public init(
         host: String = "0.0.0.0", port: Int = 8080, threads: Int = 0, maxConnections: Int = 4096,
         maxConnectionsPerIP: Int = 0, idleTimeout: Duration = .seconds(60), maxRequestBodyBytes: Int = 1 << 20,
-        disconnectCheckInterval: Duration = .seconds(1)
+        connectionMemoryBytes: Int = 16 << 10, disconnectCheckInterval: Duration = .seconds(1)
     ) {
         self.host = host
         self.port = port
@@ -34,6 +39,7 @@ public struct HTTPServerOptions: Sendable, Equatable {
         self.maxConnectionsPerIP = maxConnectionsPerIP
         self.idleTimeout = idleTimeout
         self.maxRequestBodyBytes = maxRequestBodyBytes
+        self.connectionMemoryBytes = connectionMemoryBytes
         self.disconnectCheckInterval = disconnectCheckInterval
     }
 }

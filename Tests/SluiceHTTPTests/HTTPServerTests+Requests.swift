@@ -1,5 +1,6 @@
 import SluiceHTTP
 import SluiceTestSupport
+import Synchronization
 import Testing
 
 extension HTTPServerTests {
@@ -97,6 +98,32 @@ extension HTTPServerTests {
                 #expect(within.status == 200)
             })
         #expect(handled.all.count == 1)
+    }
+
+    /// Header fields are bounded by ``HTTPServerOptions/connectionMemoryBytes``: 10 KiB of them (a long signed URL
+    /// or a large cookie) are read whole; 40 KiB are refused with 431 without reaching the handler, and the server
+    /// goes on answering.
+    @Test func headerFieldsFitTheConnectionMemory() async throws {
+        let handled = Mutex<[String]>([])
+        try await withServer(
+            handler: { request in
+                handled.withLock { $0.append(request.path) }
+                return HTTPResponse(status: 200, body: .bytes(Array((request.headers["X-Big"] ?? "").utf8)))
+            },
+            run: { server in
+                let large = String(repeating: "a", count: 10 << 10)
+                let (fits, refused, after) = try await RawHTTP.onThread {
+                    let fits = try RawHTTPConnection(port: server.port).get("/fits", headers: ["X-Big: \(large)"])
+                    let refused = try RawHTTPConnection(port: server.port).get(
+                        "/refused", headers: ["X-Big: " + String(repeating: "b", count: 40 << 10)])
+                    return (fits, refused, try RawHTTPConnection(port: server.port).get("/after"))
+                }
+                #expect(fits.status == 200)
+                #expect(fits.body == Array(large.utf8))
+                #expect(refused.status == 431)
+                #expect(after.status == 200)
+            })
+        #expect(handled.withLock { $0 } == ["/fits", "/after"])
     }
 
     @Test func keepAliveServesTwoRequestsOnOneConnection() async throws {
