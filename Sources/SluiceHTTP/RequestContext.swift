@@ -56,7 +56,8 @@ final class RequestContext: Sendable {
         self.socket = socket
         let path: Substring
         let query: Substring
-        if let mark = target.firstIndex(of: "?") {
+        // Scanned as bytes: `firstIndex(of: Character)` would walk grapheme clusters.
+        if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
             path = target[..<mark]
             query = target[target.index(after: mark)...]
         } else {

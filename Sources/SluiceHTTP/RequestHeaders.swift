@@ -2,23 +2,18 @@ import CMicroHTTPD
 
 /// Reads a request's header fields from libmicrohttpd. Runs on the connection's MHD worker thread.
 enum RequestHeaders {
-    private final class Collector {
-        var headers = HTTPHeaders(capacity: 8)
-    }
-
     /// The header fields of the request on `connection`, in the order received.
     static func collect(from connection: OpaquePointer) -> HTTPHeaders {
-        let collector = Collector()
-        withExtendedLifetime(collector) {
-            _ = MHD_get_connection_values(
-                connection, .HEADER_KIND, mhdHeaderIterator, Unmanaged.passUnretained(collector).toOpaque())
+        var headers = HTTPHeaders(capacity: 8)
+        withUnsafeMutablePointer(to: &headers) { headers in
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, mhdHeaderIterator, headers)
         }
-        return collector.headers
+        return headers
     }
 
-    /// Appends one field; called by ``mhdHeaderIterator`` with the collector passed as `cls`.
+    /// Appends one field; called by ``mhdHeaderIterator`` with the headers being collected passed as `cls`.
     fileprivate static func append(to cls: UnsafeMutableRawPointer, name: String, value: String) {
-        Unmanaged<Collector>.fromOpaque(cls).takeUnretainedValue().headers.add(name, value)
+        cls.assumingMemoryBound(to: HTTPHeaders.self).pointee.add(name, value)
     }
 }
 
