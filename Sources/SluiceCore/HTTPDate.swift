@@ -2,12 +2,16 @@ import Foundation
 
 /// HTTP-date (RFC 9110 §5.6.7): written as IMF-fixdate, read in all three forms a recipient must accept.
 /// Parses with Foundation's `Date.ParseStrategy` (`Sendable`, shared); formats with ``UTCTime`` (no ICU per call:
-/// every stream response carries a `Last-Modified`).
+/// every stream response carries a `Last-Modified`) and remembers recent texts in ``HTTPDateMemo``.
 public enum HTTPDate {
     /// `Sun, 06 Nov 1994 08:49:37 GMT`; fractions of a second are dropped.
     public static func format(_ date: Date) -> String {
-        UTCTime(date).imfFixdate
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        guard let whole = Int64(exactly: seconds) else { return UTCTime(date).imfFixdate }
+        return formatted.text(forSeconds: whole) { UTCTime(date).imfFixdate }
     }
+
+    private static let formatted = HTTPDateMemo()
 
     /// Parses IMF-fixdate, the obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`) or asctime
     /// (`Sun Nov  6 08:49:37 1994`); nil for anything else. `now` places RFC 850's two-digit years:

@@ -21,6 +21,34 @@ struct HTTPDateTests {
                 == date.addingTimeInterval(-date.timeIntervalSince1970.truncatingRemainder(dividingBy: 1)))
     }
 
+    /// Formatted dates are remembered in a small table by whole second: dates sharing a slot (seconds 64 apart),
+    /// before 1970 and formatted from several threads at once each still get their own text, as Foundation's
+    /// formatter writes it.
+    @Test func rememberedDatesStayExact() async {
+        let reference = DateFormatter()
+        reference.locale = Locale(identifier: "en_US_POSIX")
+        reference.timeZone = TimeZone(identifier: "GMT")
+        reference.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        let seconds = (0..<400).map { Int64(-2_000_000_000) + Int64($0 % 40) * 64 + Int64($0 / 40) * 1_000_003_001 }
+        let expected = seconds.map { reference.string(from: Date(timeIntervalSince1970: Double($0))) }
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<4 {
+                group.addTask {
+                    var wrong = 0
+                    for round in 0..<5 {
+                        for index in seconds.indices.shuffled() where (index + round + task) % 3 != 0 {
+                            let date = Date(timeIntervalSince1970: Double(seconds[index]) + 0.5)
+                            if HTTPDate.format(date) != expected[index] { wrong += 1 }
+                        }
+                    }
+                    return wrong
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+    }
+
     @Test(arguments: [
         "Sun, 06 Nov 1994 08:49:37 GMT",  // IMF-fixdate
         "Sunday, 06-Nov-94 08:49:37 GMT",  // obsolete RFC 850
