@@ -19,10 +19,7 @@ public final class CacheLease: Sendable {
     /// Ends the lease; later calls do nothing.
     public func release() {
         guard !released.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        store.state.withLock { state in
-            state.runtime[key]?.leases -= 1
-            state.prune(key)
-        }
+        store.state.withLock { $0.endRead(key) }
     }
 
     /// Whether `release()` has run.

@@ -37,8 +37,9 @@ final class IndexMemo {
 
     /// What is known of the chunk rows of `key`; nil when its row is not remembered.
     func chunks(_ key: String) -> Chunks? {
-        guard rows[key] != nil else { return nil }
-        return chunkRows[key] ?? .notLoaded
+        // Chunk rows are only kept for remembered rows, so a hit needs one lookup.
+        if let chunks = chunkRows[key] { return chunks }
+        return rows[key] != nil ? .notLoaded : nil
     }
 
     /// Remembers a row read from or written to the index; what is known of the asset's chunk rows stays (no

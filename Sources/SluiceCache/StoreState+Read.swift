@@ -16,8 +16,7 @@ extension StoreState {
         -> DataFileHandle
     {
         let indices = try admit(key: key, range: range, validator: validator)
-        let pending = runtime[key]?.pending ?? [:]
-        guard try openIndex().allPresent(key, in: indices, orPending: { pending[$0] != nil }) else {
+        guard try openIndex().allPresent(key, in: indices, orPending: { runtime[key]?.pending[$0] != nil }) else {
             throw .notCached
         }
         return try leaseFile(key)
@@ -59,8 +58,11 @@ extension StoreState {
         return key
     }
 
+    /// Ends a lease taken by ``beginRead(key:range:validator:)`` or ``beginFileRead(key:range:validator:)``, and
+    /// drops the asset's runtime state when nothing else holds it (one dictionary lookup: this runs per response).
     mutating func endRead(_ key: String) {
-        runtime[key]?.leases -= 1
-        prune(key)
+        guard let index = runtime.index(forKey: key) else { return }
+        runtime.values[index].leases -= 1
+        if runtime.values[index].isIdle { runtime.remove(at: index) }
     }
 }
