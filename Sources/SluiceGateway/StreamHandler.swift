@@ -150,8 +150,8 @@ final class StreamHandler: Sendable {
         }
     }
 
-    private func response(status: Int, headers: HTTPHeaders, served: ServedBody) -> HTTPResponse {
-        var headers = headers
+    /// `headers` is consumed: the plan's fields are extended in place, not copied.
+    private func response(status: Int, headers: consuming HTTPHeaders, served: ServedBody) -> HTTPResponse {
         headers.add("X-Cache", served.cacheStatus.rawValue)
         if let firstByte = served.upstreamFirstByte {
             headers.add("Server-Timing", "upstream;dur=\(firstByte.milliseconds)")
