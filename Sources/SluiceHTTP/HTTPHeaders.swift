@@ -34,9 +34,11 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         fields.first { Self.sameName($0.name, name) }?.value
     }
 
-    /// Field names are ASCII tokens (RFC 9110 §5.1), so comparing them needs no locale.
+    /// Field names are ASCII tokens (RFC 9110 §5.1), so comparing them needs no locale. Names usually arrive
+    /// spelled as asked for, so an exact match is tried before the byte-wise case-insensitive one.
     private static func sameName(_ a: String, _ b: String) -> Bool {
-        a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { lowercased($0) == lowercased($1) }
+        guard a.utf8.count == b.utf8.count else { return false }
+        return a == b || zip(a.utf8, b.utf8).allSatisfy { lowercased($0) == lowercased($1) }
     }
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {
