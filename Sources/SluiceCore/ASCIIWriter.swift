@@ -22,23 +22,26 @@ struct ASCIIWriter {
         }
     }
 
-    /// `value` (negatives as 0) in decimal, zero-padded to at least `width` digits.
+    /// `value` (negatives as 0) in decimal, zero-padded to at least `width` digits. Digits are taken from the
+    /// low end (division by the constant 10 compiles to a multiplication) and written in order.
     mutating func number(_ value: Int, _ width: Int = 1) {
-        let value = max(0, value)
-        var digits = 1
-        var scale = 1
-        while value / scale >= 10 {
-            scale *= 10
-            digits += 1
-        }
-        for _ in digits..<max(width, digits) where count < buffer.count {
-            buffer[count] = UInt8(ascii: "0")
-            count += 1
-        }
-        while scale > 0, count < buffer.count {
-            buffer[count] = UInt8(ascii: "0") + UInt8(value / scale % 10)
-            count += 1
-            scale /= 10
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var rest = UInt(max(0, value))
+            var length = 0
+            repeat {
+                digits[length] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                length += 1
+            } while rest > 0
+            for _ in length..<max(width, length) where count < buffer.count {
+                buffer[count] = UInt8(ascii: "0")
+                count += 1
+            }
+            while length > 0, count < buffer.count {
+                length -= 1
+                buffer[count] = digits[length]
+                count += 1
+            }
         }
     }
 }

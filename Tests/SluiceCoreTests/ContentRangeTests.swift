@@ -14,6 +14,17 @@ struct ContentRangeTests {
         #expect(ContentRange.parse(text) == value)
     }
 
+    /// Numbers are written digit by digit: every length of number, up to `Int64.max`, reads as interpolation does.
+    @Test func writesEveryNumberExactly() {
+        let powers = (0...18).map { exponent in (0..<exponent).reduce(Int64(1)) { power, _ in power * 10 } }
+        for first in powers.flatMap({ [$0 - 1, $0, $0 + 7] }) + [Int64.max - 1] {
+            let range = ByteRange(first: first, last: Int64.max - 1)
+            #expect(
+                ContentRange.partial(range, completeLength: Int64.max).description
+                    == "bytes \(first)-\(Int64.max - 1)/\(Int64.max)")
+        }
+    }
+
     @Test(arguments: [
         (" bytes 0-0/1 ", ContentRange.partial(ByteRange(first: 0, last: 0), completeLength: 1)),
         ("Bytes 5-9/10", .partial(ByteRange(first: 5, last: 9), completeLength: 10)),
