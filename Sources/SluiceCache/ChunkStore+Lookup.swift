@@ -5,9 +5,13 @@ extension ChunkStore {
     /// The recorded content info of `assetID` and when it was fetched, without its chunk list: the cheap lookup
     /// a request makes before it knows which bytes it needs.
     public func contentInfo(for assetID: String) throws(CacheError) -> (info: ContentInfo, fetchedAt: Date)? {
-        try state.withLock { state throws(CacheError) in
-            try state.openIndex().asset(state.key(for: assetID)).map { ($0.info, $0.fetchedAt) }
-        }
+        try state.withLock { state throws(CacheError) in try state.contentInfo(state.key(for: assetID)) }
+    }
+
+    /// ``contentInfo(for:)`` of the asset stored under `key` (``storageKey(for:)``), for callers that keep the key
+    /// of an asset they look up again and again.
+    public func contentInfo(storageKey key: String) throws(CacheError) -> (info: ContentInfo, fetchedAt: Date)? {
+        try state.withLock { state throws(CacheError) in try state.contentInfo(key) }
     }
 
     /// The runs of chunk indices in `indices` that are neither present nor pending for the version of `assetID`

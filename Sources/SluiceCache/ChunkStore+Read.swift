@@ -42,11 +42,17 @@ extension ChunkStore {
     /// ends.
     public func fileRegion(_ range: ByteRange, of assetID: String, validator: String?) -> CacheFileRegion? {
         guard sealer == nil else { return nil }
-        let admitted = try? state.withLock { state throws(CacheError) in
-            let key = state.key(for: assetID)
-            return (key, try state.beginFileRead(key: key, range: range, validator: validator))
-        }
-        guard let (key, file) = admitted else { return nil }
+        return fileRegion(range, storageKey: state.withLock { $0.key(for: assetID) }, validator: validator)
+    }
+
+    /// ``fileRegion(_:of:validator:)`` of the asset stored under `key` (``storageKey(for:)``), for callers that keep
+    /// the key of an asset they read again and again.
+    public func fileRegion(_ range: ByteRange, storageKey key: String, validator: String?) -> CacheFileRegion? {
+        guard sealer == nil,
+            let file = try? state.withLock({ state throws(CacheError) in
+                try state.beginFileRead(key: key, range: range, validator: validator)
+            })
+        else { return nil }
         let lease = makeLease(key)
         // The response closes its descriptor; the shared handle stays open for the next reader.
         guard let descriptor = FileIO.duplicate(file.descriptor) else { return nil }

@@ -22,6 +22,11 @@ extension StoreState {
         return try leaseFile(key)
     }
 
+    /// The recorded content info of `key` and when it was fetched.
+    func contentInfo(_ key: String) throws(CacheError) -> (info: ContentInfo, fetchedAt: Date)? {
+        try openIndex().asset(key).map { ($0.info, $0.fetchedAt) }
+    }
+
     /// The chunk indices covering `range` when the version with `validator` is recorded and long enough.
     private func admit(key: String, range: ByteRange, validator: String?) throws(CacheError) -> ClosedRange<Int64> {
         guard let row = try openIndex().asset(key), range.last < row.info.length else { throw .notCached }

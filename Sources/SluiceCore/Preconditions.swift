@@ -26,23 +26,13 @@ public struct Preconditions: Hashable, Sendable {
         self.ifRange = ifRange
     }
 
-    /// Creates preconditions from a request's header fields in one pass: names compare case-insensitively, the
-    /// first of a repeated field counts, and fields not starting with `If-` (nearly all of them) are skipped on
-    /// their first three bytes. Inlinable so that it is specialized for the caller's field list.
+    /// Creates preconditions from a lookup of the request's header fields by name (case-insensitive, first value).
     @inlinable
-    public init<Fields: Sequence>(fields: Fields) where Fields.Element == (name: String, value: String) {
-        self.init()
-        for (name, value) in fields
-        where name.utf8.count > 3 && name.utf8.prefix(3).elementsEqual("if-".utf8, by: { $0 | 0x20 == $1 }) {
-            switch name.lowercased() {
-            case "if-match": ifMatch = ifMatch ?? value
-            case "if-none-match": ifNoneMatch = ifNoneMatch ?? value
-            case "if-modified-since": ifModifiedSince = ifModifiedSince ?? value
-            case "if-unmodified-since": ifUnmodifiedSince = ifUnmodifiedSince ?? value
-            case "if-range": ifRange = ifRange ?? value
-            default: break
-            }
-        }
+    public init(field value: (String) -> String?) {
+        self.init(
+            ifMatch: value("If-Match"), ifNoneMatch: value("If-None-Match"),
+            ifModifiedSince: value("If-Modified-Since"), ifUnmodifiedSince: value("If-Unmodified-Since"),
+            ifRange: value("If-Range"))
     }
 
     /// Whether the request sent none of the fields (most requests): nothing to evaluate.

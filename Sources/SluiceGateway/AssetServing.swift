@@ -9,16 +9,14 @@ protocol AssetServing: Sendable {
         -> (info: ContentInfo, cached: Bool)
 
     /// The cached content info when it is fresh enough to use without asking the upstream; nil otherwise.
-    func freshContentInfo(of asset: AssetID) -> ContentInfo?
+    func freshContentInfo(of target: StreamTarget) -> ContentInfo?
 
     /// A body for `range` when it can be sent right away from disk (every byte cached); nil otherwise.
-    func cachedBody(of asset: AssetID, from upstream: any Upstream, info: ContentInfo, range: ByteRange) -> ServedBody?
+    func cachedBody(of target: StreamTarget, info: ContentInfo, range: ByteRange) -> ServedBody?
 
     /// A body carrying exactly `range` of the object described by `info`, and whether its bytes came from cache.
     /// Fails before any byte is promised when the upstream refuses the fetch.
-    func body(
-        of asset: AssetID, from upstream: any Upstream, info: ContentInfo, range: ByteRange
-    ) async throws(UpstreamError) -> ServedBody
+    func body(of target: StreamTarget, info: ContentInfo, range: ByteRange) async throws(UpstreamError) -> ServedBody
 }
 
 /// A response body with its cache outcome and the upstream's time to first byte, for headers and logs.

@@ -46,16 +46,17 @@ struct CachedServing: AssetServing {
         }
     }
 
-    func freshContentInfo(of asset: AssetID) -> ContentInfo? {
-        let key = asset.description
-        guard let cached = try? store.contentInfo(for: key), isFresh(cached.fetchedAt), !coordinator.isChanged(key)
+    func freshContentInfo(of target: StreamTarget) -> ContentInfo? {
+        guard let cached = try? store.contentInfo(storageKey: target.storageKey), isFresh(cached.fetchedAt),
+            !coordinator.isChanged(target.asset.description)
         else { return nil }
         return cached.info
     }
 
-    func cachedBody(of asset: AssetID, from upstream: any Upstream, info: ContentInfo, range: ByteRange) -> ServedBody?
-    {
-        guard let region = store.fileRegion(range, of: asset.description, validator: info.validator) else { return nil }
+    func cachedBody(of target: StreamTarget, info: ContentInfo, range: ByteRange) -> ServedBody? {
+        guard let region = store.fileRegion(range, storageKey: target.storageKey, validator: info.validator) else {
+            return nil
+        }
         // Every byte is on disk in plaintext: the kernel sends it (sendfile); the lease keeps it in place.
         metrics.add(bytesFromCache: range.count)
         // The closure captures the lease alone, which then serves as its context (no allocation per response).
@@ -65,11 +66,10 @@ struct CachedServing: AssetServing {
             cacheStatus: .hit, upstreamFirstByte: nil, onComplete: { _ in lease.release() })
     }
 
-    func body(
-        of asset: AssetID, from upstream: any Upstream, info: ContentInfo, range: ByteRange
-    ) async throws(UpstreamError) -> ServedBody {
-        if let served = cachedBody(of: asset, from: upstream, info: info, range: range) { return served }
-        let context = ReaderContext(asset: asset, info: info, upstream: upstream, range: range)
+    func body(of target: StreamTarget, info: ContentInfo, range: ByteRange) async throws(UpstreamError) -> ServedBody {
+        if let served = cachedBody(of: target, info: info, range: range) { return served }
+        let asset = target.asset
+        let context = ReaderContext(asset: asset, info: info, upstream: target.upstream, range: range)
         let chunkSize = store.options.chunkSize
         let wanted = (range.first / chunkSize)...(range.last / chunkSize)
         let missing = (try? store.missingChunks(in: wanted, of: context.key, validator: info.validator)) ?? [wanted]

@@ -1,23 +1,40 @@
 import SluiceCore
+import SluiceUpstream
 import Synchronization
 
-/// The asset IDs of recently requested stream paths: a player asks for the same URL again and again, and looking
-/// the path up costs less than decoding and validating it each time. Only valid paths are kept; bounded (emptied
-/// when full). Thread-safe.
+/// The targets of recently requested stream paths: a player asks for the same URL again and again, and looking
+/// the path up costs less than decoding and validating it, finding its upstream and hashing its asset ID each
+/// time. Only valid paths of configured upstreams are kept; bounded (emptied when full). Thread-safe.
 final class RouteMemo: Sendable {
     /// Paths kept at most.
     static let capacity = 1024
 
-    private let assets = Mutex<[String: AssetID]>([:])
+    private let upstreams: [String: any Upstream]
+    private let targets = Mutex<[String: StreamTarget]>([:])
 
-    /// ``StreamRoute/assetID(fromPath:)``, remembered.
-    func assetID(fromPath path: String) throws(AssetPathError) -> AssetID {
-        if let known = assets.withLock({ $0[path] }) { return known }
-        let asset = try StreamRoute.assetID(fromPath: path)
-        assets.withLock { assets in
-            if assets.count >= Self.capacity { assets.removeAll(keepingCapacity: true) }
-            assets[path] = asset
+    /// A memo resolving paths to `upstreams` (by name).
+    init(upstreams: [String: any Upstream]) {
+        self.upstreams = upstreams
+    }
+
+    /// The target of a stream path, or the problem to answer: 400 for an invalid path, 404 for an upstream
+    /// that is not configured.
+    func target(fromPath path: String) -> Result<StreamTarget, Problem> {
+        if let known = targets.withLock({ $0[path] }) { return .success(known) }
+        let asset: AssetID
+        do {
+            asset = try StreamRoute.assetID(fromPath: path)
+        } catch {
+            return .failure(.badRequest("invalid asset path: \(error)"))
         }
-        return asset
+        guard let upstream = upstreams[asset.upstream] else {
+            return .failure(.notFound("no upstream named \"\(asset.upstream)\""))
+        }
+        let target = StreamTarget(asset: asset, upstream: upstream)
+        targets.withLock { targets in
+            if targets.count >= Self.capacity { targets.removeAll(keepingCapacity: true) }
+            targets[path] = target
+        }
+        return .success(target)
     }
 }

@@ -40,16 +40,21 @@ struct Router: Sendable {
     }
 
     /// Answers on the HTTP worker thread what needs no waiting (a fresh cache hit), or nil.
-    func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
-        guard let (streams, _) = stream, request.path.hasPrefix(StreamRoute.prefix),
-            var response = streams.respondImmediately(to: request)
+    func respondImmediately(to head: borrowing RequestHead) -> HTTPResponse? {
+        guard let (streams, _) = stream, head.path.hasPrefix(StreamRoute.prefix),
+            var response = streams.respondImmediately(to: head)
         else { return nil }
-        stamp(&response, for: request)
+        stamp(&response, clientID: head["X-Request-Id"])
         return response
     }
 
     private func stamp(_ response: inout HTTPResponse, for request: HTTPRequest) {
-        response.headers.set("X-Request-Id", request.headers["X-Request-Id"].flatMap(Self.acceptableID) ?? Self.newID())
+        stamp(&response, clientID: request.headers["X-Request-Id"])
+    }
+
+    /// Sets the response's `X-Request-Id`: the client's own id when acceptable, a new one otherwise.
+    private func stamp(_ response: inout HTTPResponse, clientID: String?) {
+        response.headers.set("X-Request-Id", clientID.flatMap(Self.acceptableID) ?? Self.newID())
     }
 
     /// A client-supplied id is echoed only when it is short and plain, so it cannot forge log lines.

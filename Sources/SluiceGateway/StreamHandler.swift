@@ -7,20 +7,18 @@ import SluiceUpstream
 /// Two entry points share one plan: ``respondImmediately(to:)`` answers on the HTTP worker thread what needs no
 /// waiting (fresh content info and every byte on disk), ``respond(to:)`` everything else.
 final class StreamHandler: Sendable {
-    /// Configured upstreams by name.
-    let upstreams: [String: any Upstream]
     /// Where bytes come from.
     let serving: any AssetServing
     /// Counts upstream failures.
     let metrics: GatewayMetrics
-    /// Parsed stream paths.
-    let routes = RouteMemo()
+    /// Stream paths resolved to configured upstreams.
+    let routes: RouteMemo
 
-    /// A handler for `upstreams`, serving bytes through `serving`.
+    /// A handler for `upstreams` (by name), serving bytes through `serving`.
     init(upstreams: [String: any Upstream], serving: any AssetServing, metrics: GatewayMetrics) {
-        self.upstreams = upstreams
         self.serving = serving
         self.metrics = metrics
+        routes = RouteMemo(upstreams: upstreams)
     }
 
     /// What a request asks for, once its content info is known.
@@ -33,24 +31,23 @@ final class StreamHandler: Sendable {
 
     /// Answers one stream request.
     func respond(to request: HTTPRequest) async -> HTTPResponse {
-        let target: (AssetID, any Upstream)
-        switch route(request) {
+        let target: StreamTarget
+        switch route(method: request.method, path: request.path) {
         case .success(let found): target = found
         case .failure(let refusal):
             var response = refusal.response
             if refusal.status == 405 { response.headers.add("Allow", "GET, HEAD") }
             return response
         }
-        let (asset, upstream) = target
         var replaced = false
         while true {
             do {
-                return try await respond(to: request, asset: asset, upstream: upstream)
+                return try await respond(to: request, target: target)
             } catch .changed where !replaced {
                 // The object was replaced between reading its content info and fetching it: answer the new version.
                 replaced = true
             } catch {
-                metrics.recordUpstreamError(error, upstream: asset.upstream)
+                metrics.recordUpstreamError(error, upstream: target.asset.upstream)
                 return error.problem.response
             }
         }
@@ -58,15 +55,15 @@ final class StreamHandler: Sendable {
 
     /// Answers at once when the cache holds fresh content info and every requested byte in a file; nil otherwise.
     /// Never blocks on the network.
-    func respondImmediately(to request: HTTPRequest) -> HTTPResponse? {
-        guard case .success(let (asset, upstream)) = route(request),
-            let info = serving.freshContentInfo(of: asset)
+    func respondImmediately(to head: borrowing RequestHead) -> HTTPResponse? {
+        guard case .success(let target) = route(method: head.method, path: head.path),
+            let info = serving.freshContentInfo(of: target)
         else { return nil }
-        switch plan(request, info: info, infoCached: true) {
+        switch plan(method: head.method, field: { head[$0] }, info: info, infoCached: true) {
         case .answer(let response):
             return response
         case .send(let status, let headers, let range?):
-            guard let served = serving.cachedBody(of: asset, from: upstream, info: info, range: range) else {
+            guard let served = serving.cachedBody(of: target, info: info, range: range) else {
                 return nil
             }
             return response(status: status, headers: headers, served: served)
@@ -76,45 +73,35 @@ final class StreamHandler: Sendable {
         }
     }
 
-    private func route(_ request: HTTPRequest) -> Result<(AssetID, any Upstream), Problem> {
-        guard request.method == "GET" || request.method == "HEAD" else {
+    private func route(method: String, path: String) -> Result<StreamTarget, Problem> {
+        guard method == "GET" || method == "HEAD" else {
             return .failure(.methodNotAllowed("stream URLs answer GET and HEAD"))
         }
-        let asset: AssetID
-        do {
-            asset = try routes.assetID(fromPath: request.path)
-        } catch {
-            return .failure(.badRequest("invalid asset path: \(error)"))
-        }
-        guard let upstream = upstreams[asset.upstream] else {
-            return .failure(.notFound("no upstream named \"\(asset.upstream)\""))
-        }
-        return .success((asset, upstream))
+        return routes.target(fromPath: path)
     }
 
-    private func respond(
-        to request: HTTPRequest, asset: AssetID, upstream: any Upstream
-    ) async throws(UpstreamError) -> HTTPResponse {
-        let (info, infoCached) = try await serving.contentInfo(of: asset, from: upstream)
-        switch plan(request, info: info, infoCached: infoCached) {
+    private func respond(to request: HTTPRequest, target: StreamTarget) async throws(UpstreamError) -> HTTPResponse {
+        let (info, infoCached) = try await serving.contentInfo(of: target.asset, from: target.upstream)
+        switch plan(method: request.method, field: { request.headers[$0] }, info: info, infoCached: infoCached) {
         case .answer(let response):
             return response
         case .send(let status, var headers, nil):
             headers.add("X-Cache", (infoCached ? CacheStatus.hit : .miss).rawValue)
             return HTTPResponse(status: status, headers: headers)
         case .send(let status, let headers, let range?):
-            let served = try await serving.body(of: asset, from: upstream, info: info, range: range)
+            let served = try await serving.body(of: target, info: info, range: range)
             return response(status: status, headers: headers, served: served)
         }
     }
 
-    /// Evaluates preconditions and Range against `info`. Answers without body bytes carry `X-Cache` HIT when the
-    /// content info came from the cache, MISS when the upstream was asked.
-    private func plan(_ request: HTTPRequest, info: ContentInfo, infoCached: Bool) -> Plan {
+    /// Evaluates preconditions and Range (header fields looked up by `field`) of a `method` request against `info`.
+    /// Answers without body bytes carry `X-Cache` HIT when the content info came from the cache, MISS when the
+    /// upstream was asked.
+    private func plan(method: String, field: (String) -> String?, info: ContentInfo, infoCached: Bool) -> Plan {
         let outcome = (infoCached ? CacheStatus.hit : .miss).rawValue
         var headers = info.representationHeaders
         let rangeApplies: Bool
-        switch Preconditions(fields: request.headers).evaluate(against: info) {
+        switch Preconditions(field: field).evaluate(against: info) {
         case .notModified:
             headers.remove("Content-Type")
             headers.add("X-Cache", outcome)
@@ -125,7 +112,7 @@ final class StreamHandler: Sendable {
             rangeApplies = applies
         }
         // Range is defined for GET only; a HEAD answers as the whole representation would (RFC 9110 §14.2).
-        let rangeHeader = rangeApplies && request.method == "GET" ? request.headers["Range"] : nil
+        let rangeHeader = rangeApplies && method == "GET" ? field("Range") : nil
         switch RangeSelection(header: rangeHeader, length: info.length) {
         case .unsatisfiable:
             var response = Problem(
@@ -137,11 +124,11 @@ final class StreamHandler: Sendable {
             return .answer(response)
         case .single(let selected):
             headers.add("Content-Range", ContentRange.partial(selected, completeLength: info.length).description)
-            return request.method == "GET"
+            return method == "GET"
                 ? .send(status: 206, headers: headers, range: selected)
                 : .answer(HTTPResponse(status: 206, headers: headers, body: .head(length: selected.count)))
         case .whole:
-            guard request.method == "GET" else {
+            guard method == "GET" else {
                 headers.add("X-Cache", outcome)
                 return .answer(HTTPResponse(status: 200, headers: headers, body: .head(length: info.length)))
             }

@@ -76,10 +76,9 @@ extension HTTPResponse {
         return !name.isEmpty && !breaksLine(name) && !breaksLine(value)
     }
 
+    /// Whether `text` holds CR, LF or NUL: all three are below the space, so most bytes are ruled out by one
+    /// comparison.
     private static func breaksLine(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            bytes.contains { $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") || $0 == 0 }
-        }
+        text.utf8.contains { $0 < 0x20 && ($0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\n") || $0 == 0) }
     }
 }

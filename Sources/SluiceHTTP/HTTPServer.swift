@@ -32,7 +32,7 @@ public final class HTTPServer: Sendable {
 
     private let options: HTTPServerOptions
     private let handler: @Sendable (HTTPRequest) async -> HTTPResponse
-    private let immediateHandler: @Sendable (HTTPRequest) -> HTTPResponse?
+    private let immediateHandler: @Sendable (borrowing RequestHead) -> HTTPResponse?
     private let onComplete: @Sendable (HTTPExchange) -> Void
     private let lifecycle = Mutex(Lifecycle.idle)
     private let boundPort = Mutex(0)
@@ -42,10 +42,11 @@ public final class HTTPServer: Sendable {
     ///
     /// `immediateHandler`, when it returns a response, answers the request at once on the worker thread, without
     /// suspending the connection or hopping to a task: for answers that need no waiting (a cache hit served with
-    /// sendfile). It must not block; returning nil hands the request to `handler`.
+    /// sendfile). It sees the request's head once the whole request has arrived (reading only the header fields
+    /// it asks for), must not block, and returning nil hands the request to `handler`.
     public init(
         options: HTTPServerOptions, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
-        immediateHandler: @escaping @Sendable (HTTPRequest) -> HTTPResponse? = { _ in nil },
+        immediateHandler: @escaping @Sendable (borrowing RequestHead) -> HTTPResponse? = { _ in nil },
         onComplete: @escaping @Sendable (HTTPExchange) -> Void = { _ in }
     ) {
         self.options = options

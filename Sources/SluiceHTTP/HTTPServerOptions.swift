@@ -25,12 +25,17 @@ public struct HTTPServerOptions: Sendable, Equatable {
     /// How often suspended connections are checked for a client that went away (the body source is then
     /// closed with `completed: false` and the handler's task cancelled).
     public var disconnectCheckInterval: Duration
+    /// Whether the ``HTTPExchange/request`` handed to `onComplete` carries the header fields of a request the
+    /// immediate handler answered. Reading them costs a little on every such answer (a cache hit); turn it off
+    /// when nothing reads them (the access log, when it writes no lines).
+    public var exchangeHeaderFields: Bool
 
     /// Creates options; every parameter has a production default.
     public init(
         host: String = "0.0.0.0", port: Int = 8080, threads: Int = 0, maxConnections: Int = 4096,
         maxConnectionsPerIP: Int = 0, idleTimeout: Duration = .seconds(60), maxRequestBodyBytes: Int = 1 << 20,
-        connectionMemoryBytes: Int = 16 << 10, disconnectCheckInterval: Duration = .seconds(1)
+        connectionMemoryBytes: Int = 16 << 10, disconnectCheckInterval: Duration = .seconds(1),
+        exchangeHeaderFields: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -41,5 +46,6 @@ public struct HTTPServerOptions: Sendable, Equatable {
         self.maxRequestBodyBytes = maxRequestBodyBytes
         self.connectionMemoryBytes = connectionMemoryBytes
         self.disconnectCheckInterval = disconnectCheckInterval
+        self.exchangeHeaderFields = exchangeHeaderFields
     }
 }

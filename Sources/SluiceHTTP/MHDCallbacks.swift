@@ -38,8 +38,7 @@ func mhdAccessHandler(
     guard let connection, let uploadSize, let pointer = requestContext?.pointee else { return .NO }
     let context = Unmanaged<RequestContext>.fromOpaque(pointer).takeUnretainedValue()
     return context.access(
-        connection: connection, method: method.map { String(cString: $0) } ?? "", version: version, upload: upload,
-        uploadSize: uploadSize)
+        connection: connection, method: method, version: version, upload: upload, uploadSize: uploadSize)
 }
 
 /// `MHD_OPTION_NOTIFY_COMPLETED`: the request ended; releases the context retained by ``mhdURILog``.

@@ -24,7 +24,10 @@ final class RequestContext: Sendable {
 
     private struct State {
         var phase = Phase.headers
-        var request: HTTPRequest
+        var method = ""
+        /// The header fields, once read from libmicrohttpd (a request answered at once may never need them).
+        var headers: HTTPHeaders?
+        var body: [UInt8] = []
         var bodyTooLarge = false
         var handlerTask: Task<Void, Never>?
         var status = 0
@@ -39,10 +42,13 @@ final class RequestContext: Sendable {
     private let core: ServerCore
     private let gate: ConnectionGate
     private let socket: Int32
-    /// Where the request target starts in libmicrohttpd's read buffer, and how long it is as a C string.
-    private let target: (address: Int, length: Int)
+    /// The request target as sent (path and query).
+    private let target: String
+    /// Where the request target starts in libmicrohttpd's read buffer.
+    private let targetAddress: Int
+    private let client: ClientAddress
     private let startedAt = ContinuousClock.now
-    private let state: Mutex<State>
+    private let state = Mutex(State())
 
     /// A request whose request target (path and query, as sent) is `target`. When the server is aborting the
     /// request starts closed and is refused.
@@ -50,23 +56,12 @@ final class RequestContext: Sendable {
         core: ServerCore, connection: MHDConnectionHandle, target: String, targetAddress: Int, client: ClientAddress,
         socket: Int32
     ) {
-        self.target = (targetAddress, target.utf8.count)
         self.core = core
         self.gate = ConnectionGate(connection: connection)
         self.socket = socket
-        let path: Substring
-        let query: Substring
-        // Scanned as bytes: `firstIndex(of: Character)` would walk grapheme clusters.
-        if let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) {
-            path = target[..<mark]
-            query = target[target.index(after: mark)...]
-        } else {
-            path = target[...]
-            query = ""
-        }
-        var request = HTTPRequest(method: "", path: String(path), query: String(query))
-        request.client = client
-        self.state = Mutex(State(request: request))
+        self.target = target
+        self.targetAddress = targetAddress
+        self.client = client
         if !core.begin() {
             gate.close()
         }
@@ -74,20 +69,21 @@ final class RequestContext: Sendable {
 
     /// The access-handler step for this request.
     func access(
-        connection: OpaquePointer, method: String, version: UnsafePointer<CChar>?, upload: UnsafePointer<CChar>?,
-        uploadSize: UnsafeMutablePointer<Int>
+        connection: OpaquePointer, method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?,
+        upload: UnsafePointer<CChar>?, uploadSize: UnsafeMutablePointer<Int>
     ) -> MHD_Result {
         if gate.isClosed { return .NO }
         switch state.withLock({ $0.phase }) {
         case .headers:
             if hasHiddenBytes(before: version) { return send(Self.badRequest, on: connection) }
-            let headers = RequestHeaders.collect(from: connection)
+            let method = method.map { String(cString: $0) } ?? ""
             state.withLock { state in
-                state.request.method = method
-                state.request.headers = headers
+                state.method = method
                 state.phase = .receiving
             }
-            if let declared = headers["Content-Length"].flatMap(Int.init), declared > core.options.maxRequestBodyBytes {
+            if let declared = RequestHeaders.value(of: "Content-Length", on: connection).flatMap(Int.init),
+                declared > core.options.maxRequestBodyBytes
+            {
                 // Answered before the body is read: libmicrohttpd then discards the body and closes the connection.
                 return send(Self.payloadTooLarge, on: connection)
             }
@@ -101,11 +97,11 @@ final class RequestContext: Sendable {
             if state.withLock({ $0.bodyTooLarge }) {
                 return send(Self.payloadTooLarge, on: connection)
             }
-            if let response = core.immediateHandler(state.withLock({ $0.request })) {
+            if let response = respondImmediately(on: connection) {
                 return send(response, on: connection)
             }
             guard register() else { return .NO }
-            startHandler()
+            startHandler(headers: RequestHeaders.collect(from: connection))
             return waitForHandler(on: connection)
         case .handling:
             return waitForHandler(on: connection)
@@ -138,7 +134,7 @@ final class RequestContext: Sendable {
         gate.finish()
         let finishedAt = ContinuousClock.now
         // The request is over: its state is moved out (not copied), leaving an empty one marked finished.
-        var snapshot = State(request: HTTPRequest(method: "", path: ""))
+        var snapshot = State()
         snapshot.phase = .finished
         state.withLock { swap(&snapshot, &$0) }
         let phase = snapshot.phase
@@ -152,13 +148,15 @@ final class RequestContext: Sendable {
         if let stream = snapshot.stream {
             bytesSent = stream.bytesSent
         } else {
-            bytesSent = terminatedOK && snapshot.request.method != "HEAD" ? snapshot.fixedLength : 0
+            bytesSent = terminatedOK && snapshot.method != "HEAD" ? snapshot.fixedLength : 0
         }
         if snapshot.registered { core.unregister(self) }
         core.end()
         core.onComplete(
             HTTPExchange(
-                request: snapshot.request, status: snapshot.status, responseHeaders: snapshot.responseHeaders,
+                request: makeRequest(
+                    method: snapshot.method, headers: snapshot.headers ?? HTTPHeaders(), body: snapshot.body),
+                status: snapshot.status, responseHeaders: snapshot.responseHeaders,
                 bytesSent: bytesSent, completed: terminatedOK,
                 startedAt: startedAt, finishedAt: finishedAt))
     }
@@ -184,29 +182,37 @@ final class RequestContext: Sendable {
     /// dropped (`/a%00.mp4` sent raw would otherwise be served as `/a`). The target and the version lie in the
     /// same read buffer, one space apart (RFC 9112 §3).
     private func hasHiddenBytes(before version: UnsafePointer<CChar>?) -> Bool {
-        guard let version, target.address != 0 else { return false }
-        let span = Int(bitPattern: version) - 1 - target.address
-        return span > target.length && span < 1 << 20
+        guard let version, targetAddress != 0 else { return false }
+        let span = Int(bitPattern: version) - 1 - targetAddress
+        return span > target.utf8.count && span < 1 << 20
     }
 
     private func receive(_ upload: UnsafePointer<CChar>?, count: Int) {
         let limit = core.options.maxRequestBodyBytes
         state.withLock { state in
             guard !state.bodyTooLarge, let upload else { return }
-            if state.request.body.count + count > limit {
+            if state.body.count + count > limit {
                 state.bodyTooLarge = true
-                state.request.body = []
+                state.body = []
                 return
             }
-            state.request.body.append(
+            state.body.append(
                 contentsOf: UnsafeRawBufferPointer(start: UnsafeRawPointer(upload), count: count))
         }
     }
 
-    private func startHandler() {
+    /// The immediate handler's answer, if it has one; the handler reads the header fields it needs from
+    /// `connection`.
+    private func respondImmediately(on connection: OpaquePointer) -> HTTPResponse? {
+        let head = RequestHead(method: state.withLock { $0.method }, path: path, connection: connection)
+        return core.immediateHandler(head)
+    }
+
+    private func startHandler(headers: HTTPHeaders) {
         let request = state.withLock { state in
             state.phase = .handling
-            return state.request
+            state.headers = headers
+            return makeRequest(method: state.method, headers: headers, body: state.body)
         }
         let core = self.core
         let task = Task { [self] in
@@ -252,12 +258,18 @@ final class RequestContext: Sendable {
             response.discard()
             return .NO
         }
-        state.withLock { $0.phase = .sending }
+        let unread = state.withLock { state in
+            state.phase = .sending
+            return state.headers == nil
+        }
+        // The exchange's copy of the header fields, when nothing has read them yet (an immediate answer).
+        let headers = unread && core.options.exchangeHeaderFields ? RequestHeaders.collect(from: connection) : nil
         let status = (200...599).contains(response.status) ? response.status : 500
         guard let prepared = response.prepare(gate: gate, closeConnection: core.isDraining) else {
             return .NO
         }
         state.withLock { state in
+            if let headers { state.headers = headers }
             state.status = status
             state.responseHeaders = response.headers
             state.onComplete = response.onComplete
@@ -275,5 +287,19 @@ final class RequestContext: Sendable {
             response.onComplete?(false)
         }
         return queued
+    }
+
+    /// Where the query starts in the request target (its `?`), if there is one. Scanned as bytes:
+    /// `firstIndex(of: Character)` would walk grapheme clusters.
+    private var queryMark: String.Index? { target.utf8.firstIndex(of: UInt8(ascii: "?")) }
+
+    /// The request target's path (the whole target, without a copy, when there is no query).
+    private var path: String { queryMark.map { String(target[..<$0]) } ?? target }
+
+    private func makeRequest(method: String, headers: HTTPHeaders, body: [UInt8]) -> HTTPRequest {
+        let query = queryMark.map { String(target[target.index(after: $0)...]) } ?? ""
+        var request = HTTPRequest(method: method, path: path, query: query, headers: headers, body: body)
+        request.client = client
+        return request
     }
 }

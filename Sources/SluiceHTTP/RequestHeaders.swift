@@ -11,6 +11,14 @@ enum RequestHeaders {
         return headers
     }
 
+    /// The first value of the field `name` (case-insensitive) of the request on `connection`, if present.
+    static func value(of name: String, on connection: OpaquePointer) -> String? {
+        // Explicit withCString: the implicit String-to-pointer conversion copies the string to the heap.
+        name.withCString { name in
+            MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+        }
+    }
+
     /// Appends one field; called by ``mhdHeaderIterator`` with the headers being collected passed as `cls`.
     fileprivate static func append(to cls: UnsafeMutableRawPointer, name: String, value: String) {
         cls.assumingMemoryBound(to: HTTPHeaders.self).pointee.add(name, value)

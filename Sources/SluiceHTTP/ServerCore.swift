@@ -20,7 +20,7 @@ final class ServerCore: Sendable {
     /// The application handler.
     let handler: @Sendable (HTTPRequest) async -> HTTPResponse
     /// Answers what needs no waiting on the worker thread itself, or nil.
-    let immediateHandler: @Sendable (HTTPRequest) -> HTTPResponse?
+    let immediateHandler: @Sendable (borrowing RequestHead) -> HTTPResponse?
     /// The access-log callback.
     let onComplete: @Sendable (HTTPExchange) -> Void
     private let registry = Mutex(Registry())
@@ -31,7 +31,7 @@ final class ServerCore: Sendable {
     /// A core for one daemon.
     init(
         options: HTTPServerOptions, handler: @escaping @Sendable (HTTPRequest) async -> HTTPResponse,
-        immediateHandler: @escaping @Sendable (HTTPRequest) -> HTTPResponse?,
+        immediateHandler: @escaping @Sendable (borrowing RequestHead) -> HTTPResponse?,
         onComplete: @escaping @Sendable (HTTPExchange) -> Void
     ) {
         self.options = options

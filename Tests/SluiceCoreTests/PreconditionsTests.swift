@@ -70,16 +70,15 @@ struct PreconditionsTests {
         #expect(preconditions.evaluate(against: info) == expected)
     }
 
-    @Test func readsFieldsByNameInOnePass() {
-        let fields: [(name: String, value: String)] = [
-            ("Host", "t"), ("if-match", "a"), ("IF-NONE-MATCH", "b"), ("If-Modified-Since", "c"),
-            ("If-Unmodified-Since", "d"), ("If-Range", "e"), ("If-Range", "later"), ("If-Other", "x"), ("If-", "y"),
-            ("Range", "bytes=0-1"),
+    @Test func readsEachFieldByItsName() {
+        let fields = [
+            "Host": "t", "If-Match": "a", "If-None-Match": "b", "If-Modified-Since": "c", "If-Unmodified-Since": "d",
+            "If-Range": "e", "If-Other": "x", "Range": "bytes=0-1",
         ]
         #expect(
-            Preconditions(fields: fields)
+            Preconditions(field: { fields[$0] })
                 == Preconditions(
                     ifMatch: "a", ifNoneMatch: "b", ifModifiedSince: "c", ifUnmodifiedSince: "d", ifRange: "e"))
-        #expect(Preconditions(fields: [(name: "Host", value: "t")]) == Preconditions())
+        #expect(Preconditions(field: { ["Host": "t"][$0] }) == Preconditions())
     }
 }

@@ -1,0 +1,41 @@
+import CMicroHTTPD
+
+/// A request whose header section has arrived, as the server's immediate handler sees it: the method, the path
+/// and header fields read on demand (from libmicrohttpd, without copying the ones nobody asks for).
+///
+/// Noncopyable and passed borrowed, so that it cannot outlive the call it is handed to: it reads libmicrohttpd's
+/// connection memory, which is only valid on the connection's worker thread during that call.
+public struct RequestHead: ~Copyable {
+    private enum Fields {
+        case connection(OpaquePointer)
+        case headers(HTTPHeaders)
+    }
+
+    /// `GET`, `HEAD`, …
+    public let method: String
+    /// The request target's path exactly as sent, still percent-encoded, without the query.
+    public let path: String
+    private let fields: Fields
+
+    /// A head with the given fields (for tests and for requests already read).
+    public init(method: String, path: String, headers: HTTPHeaders) {
+        self.method = method
+        self.path = path
+        fields = .headers(headers)
+    }
+
+    /// The head of the request in progress on `connection`; the caller keeps it on the worker thread.
+    init(method: String, path: String, connection: OpaquePointer) {
+        self.method = method
+        self.path = path
+        fields = .connection(connection)
+    }
+
+    /// The first value of the header field `name` (case-insensitive), if the request has it.
+    public subscript(name: String) -> String? {
+        switch fields {
+        case .connection(let connection): RequestHeaders.value(of: name, on: connection)
+        case .headers(let headers): headers[name]
+        }
+    }
+}

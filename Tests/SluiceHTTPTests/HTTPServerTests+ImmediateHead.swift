@@ -1,0 +1,45 @@
+import SluiceHTTP
+import SluiceTestSupport
+import Synchronization
+import Testing
+
+extension HTTPServerTests {
+    /// The immediate handler reads the request's method, path (without the query) and header fields (by any
+    /// spelling, first value of a repeated one) on demand; the exchange carries the header fields only when
+    /// ``HTTPServerOptions/exchangeHeaderFields`` asks for them, and a request the immediate handler declines
+    /// reaches `handler` with all of them.
+    @Test(arguments: [true, false])
+    func immediateHandlerReadsTheHead(exchangeHeaderFields: Bool) async throws {
+        var options = loopbackOptions()
+        options.exchangeHeaderFields = exchangeHeaderFields
+        let log = ExchangeLog()
+        let server = HTTPServer(
+            options: options,
+            handler: { request in
+                HTTPResponse(status: 202, body: .bytes(Array((request.headers["X-Probe"] ?? "none").utf8)))
+            },
+            immediateHandler: { head in
+                guard head.path == "/now" else { return nil }
+                let seen = [head.method, head.path, head["x-probe"] ?? "nil", head["X-Absent"] ?? "nil"]
+                return HTTPResponse(status: 200, body: .bytes(Array(seen.joined(separator: "|").utf8)))
+            }, onComplete: { log.record($0) })
+        try server.start()
+        let (now, later) = try await RawHTTP.onThread {
+            let connection = try RawHTTPConnection(port: server.port)
+            let now = try connection.get("/now?token=abc", headers: ["X-PROBE: first", "X-Probe: second"])
+            let later = try connection.get("/later?x=1", headers: ["X-Probe: declined"])
+            return (now, later)
+        }
+        await server.shutdown(grace: .seconds(2))
+        #expect(now.status == 200)
+        #expect(String(decoding: now.body, as: UTF8.self) == "GET|/now|first|nil")
+        #expect(later.status == 202)
+        #expect(String(decoding: later.body, as: UTF8.self) == "declined")
+        let exchanges = log.all.sorted { $0.request.path > $1.request.path }
+        #expect(exchanges.map(\.request.path) == ["/now", "/later"])
+        #expect(exchanges.map(\.request.query) == ["token=abc", "x=1"])
+        #expect(exchanges.map(\.request.method) == ["GET", "GET"])
+        #expect(exchanges[0].request.headers["X-Probe"] == (exchangeHeaderFields ? "first" : nil))
+        #expect(exchanges[1].request.headers["X-Probe"] == "declined")
+    }
+}
