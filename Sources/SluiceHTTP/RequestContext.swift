@@ -44,6 +44,8 @@ final class RequestContext: Sendable {
     private let socket: Int32
     /// The request target as sent (path and query).
     private let target: String
+    /// Where the query starts in the request target (its `?`), if there is one.
+    private let queryMark: String.Index?
     /// Where the request target starts in libmicrohttpd's read buffer.
     private let targetAddress: Int
     private let client: ClientAddress
@@ -60,6 +62,8 @@ final class RequestContext: Sendable {
         self.gate = ConnectionGate(connection: connection)
         self.socket = socket
         self.target = target
+        // Scanned as bytes: `firstIndex(of: Character)` would walk grapheme clusters.
+        queryMark = target.utf8.firstIndex(of: UInt8(ascii: "?"))
         self.targetAddress = targetAddress
         self.client = client
         if !core.begin() {
@@ -288,10 +292,6 @@ final class RequestContext: Sendable {
         }
         return queued
     }
-
-    /// Where the query starts in the request target (its `?`), if there is one. Scanned as bytes:
-    /// `firstIndex(of: Character)` would walk grapheme clusters.
-    private var queryMark: String.Index? { target.utf8.firstIndex(of: UInt8(ascii: "?")) }
 
     /// The request target's path (the whole target, without a copy, when there is no query).
     private var path: String { queryMark.map { String(target[..<$0]) } ?? target }
