@@ -89,6 +89,13 @@ struct ChunkIndex {
         return row
     }
 
+    /// `read` applied to the row of `key` (remembered, or read from SQLite and remembered), without copying a
+    /// remembered row: for lookups on every cache hit that need a few fields.
+    func asset<T>(_ key: String, _ read: (borrowing AssetRow) -> T) throws(CacheError) -> T? {
+        if let value = memo.withRow(key, read) { return value }
+        return try asset(key).map(read)
+    }
+
     /// Assets ordered by key after `cursor`, at most `limit`.
     func assets(after cursor: String?, limit: Int) throws(CacheError) -> [AssetRow] {
         let statement = try database.statement(

@@ -20,10 +20,17 @@ final class IndexMemo {
         }
     }
 
+    /// A remembered row, boxed so that a lookup reads the fields it needs in place instead of copying the row
+    /// (five strings to retain and release).
+    private final class RememberedRow {
+        var row: AssetRow
+        init(_ row: AssetRow) { self.row = row }
+    }
+
     let maxAssets: Int
     let maxChunks: Int
     // Rows and chunk rows apart, so that a lookup copies only what it asks for.
-    private var rows: [String: AssetRow] = [:]
+    private var rows: [String: RememberedRow] = [:]
     private var chunkRows: [String: Chunks] = [:]
     private var chunkCount = 0
 
@@ -33,7 +40,13 @@ final class IndexMemo {
     }
 
     /// The remembered row of `key`.
-    func row(_ key: String) -> AssetRow? { rows[key] }
+    func row(_ key: String) -> AssetRow? { rows[key]?.row }
+
+    /// `read` applied to the remembered row of `key`, which is not copied; nil when the row is not remembered.
+    func withRow<T>(_ key: String, _ read: (borrowing AssetRow) -> T) -> T? {
+        guard let remembered = rows[key] else { return nil }
+        return read(remembered.row)
+    }
 
     /// What is known of the chunk rows of `key`; nil when its row is not remembered.
     func chunks(_ key: String) -> Chunks? {
@@ -45,8 +58,12 @@ final class IndexMemo {
     /// Remembers a row read from or written to the index; what is known of the asset's chunk rows stays (no
     /// statement on `assets` changes `chunks`).
     func remember(_ row: AssetRow) {
-        if rows[row.key] == nil { makeRoom(assets: 1, chunks: 0) }
-        rows[row.key] = row
+        if let remembered = rows[row.key] {
+            remembered.row = row
+            return
+        }
+        makeRoom(assets: 1, chunks: 0)
+        rows[row.key] = RememberedRow(row)
     }
 
     /// Remembers all chunk rows of an asset whose row is remembered, or that it has too many to keep.
@@ -67,8 +84,8 @@ final class IndexMemo {
 
     /// Applies a change to a remembered row.
     func updateRow(_ key: String, _ change: (inout AssetRow) -> Void) {
-        guard rows[key] != nil else { return }
-        change(&rows[key]!)
+        guard let remembered = rows[key] else { return }
+        change(&remembered.row)
     }
 
     /// Records an inserted or replaced chunk row (when the asset's chunks are loaded).

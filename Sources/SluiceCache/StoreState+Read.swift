@@ -24,13 +24,15 @@ extension StoreState {
 
     /// The recorded content info of `key` and when it was fetched.
     func contentInfo(_ key: String) throws(CacheError) -> (info: ContentInfo, fetchedAt: Date)? {
-        try openIndex().asset(key).map { ($0.info, $0.fetchedAt) }
+        try openIndex().asset(key) { ($0.info, $0.fetchedAt) }
     }
 
     /// The chunk indices covering `range` when the version with `validator` is recorded and long enough.
     private func admit(key: String, range: ByteRange, validator: String?) throws(CacheError) -> ClosedRange<Int64> {
-        guard let row = try openIndex().asset(key), range.last < row.info.length else { throw .notCached }
-        guard row.validator == validator else { throw .stale }
+        guard let (length, sameVersion) = try openIndex().asset(key, { ($0.info.length, $0.validator == validator) }),
+            range.last < length
+        else { throw .notCached }
+        guard sameVersion else { throw .stale }
         return (range.first / chunkSize)...(range.last / chunkSize)
     }
 

@@ -9,15 +9,12 @@ extension ContentInfo {
         return lastModified.map(HTTPDate.format)
     }
 
-    /// Representation headers every stream response carries (contract §2), with room for the fields a stream
-    /// response adds (Content-Range, X-Cache, X-Request-Id, Server-Timing).
-    var representationHeaders: HTTPHeaders {
-        var headers = HTTPHeaders(capacity: 8)
-        headers.add("Accept-Ranges", "bytes")
-        headers.add("Content-Type", contentType ?? "application/octet-stream")
-        if let etag { headers.add("ETag", etag) }
-        if let lastModified { headers.add("Last-Modified", HTTPDate.format(lastModified)) }
-        return headers
+    /// Representation header fields every stream response carries (contract §2).
+    var representationFields: [(name: String, value: String)] {
+        var fields = [("Accept-Ranges", "bytes"), ("Content-Type", contentType ?? "application/octet-stream")]
+        if let etag { fields.append(("ETag", etag)) }
+        if let lastModified { fields.append(("Last-Modified", HTTPDate.format(lastModified))) }
+        return fields
     }
 }
 

@@ -53,21 +53,27 @@ final class GatewayMetrics: Sendable {
     }
 
     private let state = Mutex(Snapshot())
+    /// Response counts, apart from `state`: they change on every response.
+    private let tally = ResponseTally()
 
     /// A copy of every counter.
-    var snapshot: Snapshot { state.withLock { $0 } }
-
-    /// Counts one finished response.
-    func record(status: Int, cache: String?) {
-        state.withLock { state in
-            state.responses[ResponseKey(status: status, cache: cache ?? "-"), default: 0] += 1
-            switch cache {
-            case CacheStatus.hit.rawValue: state.hits += 1
-            case CacheStatus.miss.rawValue: state.misses += 1
-            case CacheStatus.partial.rawValue: state.partialHits += 1
+    var snapshot: Snapshot {
+        var snapshot = state.withLock { $0 }
+        snapshot.responses = tally.counted
+        for (key, count) in snapshot.responses {
+            switch key.cache {
+            case CacheStatus.hit.rawValue: snapshot.hits += count
+            case CacheStatus.miss.rawValue: snapshot.misses += count
+            case CacheStatus.partial.rawValue: snapshot.partialHits += count
             default: break
             }
         }
+        return snapshot
+    }
+
+    /// Counts one finished response.
+    func record(status: Int, cache: String?) {
+        tally.record(status: status, cache: cache)
     }
 
     /// Counts body bytes served from the cache.

@@ -59,7 +59,7 @@ final class StreamHandler: Sendable {
         guard case .success(let target) = route(method: head.method, path: head.path),
             let info = serving.freshContentInfo(of: target)
         else { return nil }
-        switch plan(method: head.method, field: { head[$0] }, info: info, infoCached: true) {
+        switch plan(target, method: head.method, field: { head[$0] }, info: info, infoCached: true) {
         case .answer(let response):
             return response
         case .send(let status, let headers, let range?):
@@ -82,7 +82,8 @@ final class StreamHandler: Sendable {
 
     private func respond(to request: HTTPRequest, target: StreamTarget) async throws(UpstreamError) -> HTTPResponse {
         let (info, infoCached) = try await serving.contentInfo(of: target.asset, from: target.upstream)
-        switch plan(method: request.method, field: { request.headers[$0] }, info: info, infoCached: infoCached) {
+        switch plan(target, method: request.method, field: { request.headers[$0] }, info: info, infoCached: infoCached)
+        {
         case .answer(let response):
             return response
         case .send(let status, var headers, nil):
@@ -94,12 +95,15 @@ final class StreamHandler: Sendable {
         }
     }
 
-    /// Evaluates preconditions and Range (header fields looked up by `field`) of a `method` request against `info`.
-    /// Answers without body bytes carry `X-Cache` HIT when the content info came from the cache, MISS when the
-    /// upstream was asked.
-    private func plan(method: String, field: (String) -> String?, info: ContentInfo, infoCached: Bool) -> Plan {
+    /// Evaluates preconditions and Range (header fields looked up by `field`) of a `method` request for `target`
+    /// against `info`. Answers without body bytes carry `X-Cache` HIT when the content info came from the cache,
+    /// MISS when the upstream was asked.
+    private func plan(
+        _ target: StreamTarget, method: String, field: (String) -> String?, info: ContentInfo, infoCached: Bool
+    ) -> Plan {
         let outcome = (infoCached ? CacheStatus.hit : .miss).rawValue
-        var headers = info.representationHeaders
+        // Room for the fields a stream response adds (Content-Range, X-Cache, X-Request-Id, Server-Timing).
+        var headers = HTTPHeaders(block: target.representationFields(of: info), capacity: 4)
         let rangeApplies: Bool
         switch Preconditions(field: field).evaluate(against: info) {
         case .notModified:

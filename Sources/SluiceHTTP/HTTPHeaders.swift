@@ -1,13 +1,23 @@
-/// An ordered list of header fields with case-insensitive lookup (RFC 9110 §5.1).
+/// An ordered list of header fields with case-insensitive lookup (RFC 9110 §5.1). It may start with a shared
+/// ``HTTPFieldBlock``, whose fields come first and are not copied until one of them is removed.
 public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
-    private var fields: [(name: String, value: String)] = []
+    /// Shared fields before ``added``.
+    private(set) var block: HTTPFieldBlock?
+    /// Fields added to this list (all of them when there is no block).
+    private(set) var added: [(name: String, value: String)] = []
 
     /// Empty headers.
     public init() {}
 
     /// Empty headers with room for `capacity` fields (one allocation for a response built field by field).
     public init(capacity: Int) {
-        fields.reserveCapacity(capacity)
+        added.reserveCapacity(capacity)
+    }
+
+    /// Headers starting with the fields of `block`, with room for `capacity` more.
+    public init(block: HTTPFieldBlock, capacity: Int = 0) {
+        self.block = block
+        added.reserveCapacity(capacity)
     }
 
     /// Headers from literal pairs, in order.
@@ -16,7 +26,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// Appends a field.
-    public mutating func add(_ name: String, _ value: String) { fields.append((name, value)) }
+    public mutating func add(_ name: String, _ value: String) { added.append((name, value)) }
 
     /// Replaces every field named `name` with one holding `value`.
     public mutating func set(_ name: String, _ value: String) {
@@ -26,12 +36,17 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Removes every field named `name`.
     public mutating func remove(_ name: String) {
-        fields.removeAll { Self.sameName($0.name, name) }
+        if let shared = block, shared.fields.contains(where: { Self.sameName($0.name, name) }) {
+            added = shared.fields + added
+            block = nil
+        }
+        added.removeAll { Self.sameName($0.name, name) }
     }
 
     /// The first value of `name`, if present.
     public subscript(name: String) -> String? {
-        fields.first { Self.sameName($0.name, name) }?.value
+        if let value = block?.fields.first(where: { Self.sameName($0.name, name) })?.value { return value }
+        return added.first { Self.sameName($0.name, name) }?.value
     }
 
     /// Field names are ASCII tokens (RFC 9110 §5.1), so comparing them needs no locale. Names usually arrive
@@ -45,6 +60,16 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
     }
 
-    /// Iterates fields in order.
-    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> { fields.makeIterator() }
+    /// Iterates fields in order: the block's, then those added.
+    public func makeIterator() -> Iterator {
+        Iterator(shared: (block?.fields ?? []).makeIterator(), added: added.makeIterator())
+    }
+
+    /// Iterates the block's fields, then those added.
+    public struct Iterator: IteratorProtocol {
+        var shared: IndexingIterator<[(name: String, value: String)]>
+        var added: IndexingIterator<[(name: String, value: String)]>
+
+        public mutating func next() -> (name: String, value: String)? { shared.next() ?? added.next() }
+    }
 }

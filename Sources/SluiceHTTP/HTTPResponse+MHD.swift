@@ -11,7 +11,9 @@ extension HTTPResponse {
             discard()
             return nil
         }
-        for (name, value) in headers where Self.isForwardable(name: name, value: value) {
+        // A block's fields were checked when it was made.
+        headers.block?.forEachCString { name, value in _ = MHD_add_response_header(prepared.pointer, name, value) }
+        for (name, value) in headers.added where Self.isForwardable(name: name, value: value) {
             // MHD_add_response_header refuses malformed fields itself; such a field is dropped. Explicit
             // withCString: the implicit String-to-pointer conversion copies each string to the heap.
             _ = name.withCString { name in
@@ -66,7 +68,7 @@ extension HTTPResponse {
 
     /// Framing headers belong to libmicrohttpd (it refuses an application `Content-Length`), and a field holding
     /// CR, LF or NUL would let a value inject header lines.
-    private static func isForwardable(name: String, value: String) -> Bool {
+    static func isForwardable(name: String, value: String) -> Bool {
         // libmicrohttpd writes the framing fields itself.
         if name.utf8.count == 14 || name.utf8.count == 17,
             ["content-length", "transfer-encoding"].contains(name.lowercased())
