@@ -12,7 +12,7 @@ public enum RangeHeader {
     /// and around commas, and empty list elements are skipped (RFC 9110 §5.6.1); nowhere else.
     /// `bytes=-0` parses as `.suffix(count: 0)`: it is valid syntax that is unsatisfiable (RFC 9110 §14.1.3).
     public static func parse(_ value: String) -> [RangeSpec]? {
-        if let spec = parsePlain(value.utf8) { return [spec] }
+        if let spec = parsePlain(value) { return [spec] }
         let trimmed = value.trimmingHTTPWhitespace()
         guard let equals = trimmed.firstIndex(of: "="),
             trimmed[..<equals].lowercased() == "bytes"
@@ -31,7 +31,14 @@ public enum RangeHeader {
     /// The one form players send on every request, `bytes=a-b`, `bytes=a-` or `bytes=-n` with nothing else, read
     /// without allocating. Nil for anything else (including numbers too long for `Int64`), which the general
     /// parser then decides; whatever this returns, the general parser would return too.
-    private static func parsePlain(_ bytes: String.UTF8View) -> RangeSpec? {
+    /// The spec of a header in the form nearly every player sends, `bytes=a-b`, `bytes=a-` or `bytes=-n` with
+    /// nothing around it; nil for anything else (which ``parse(_:)`` reads in full). Scans a native string's
+    /// bytes in place.
+    public static func parsePlain(_ value: String) -> RangeSpec? {
+        value.utf8.withContiguousStorageIfAvailable(parsePlain) ?? parsePlain(Array(value.utf8))
+    }
+
+    private static func parsePlain<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> RangeSpec? {
         guard bytes.starts(with: "bytes=".utf8) else { return nil }
         var first: Int64?
         var current: Int64?

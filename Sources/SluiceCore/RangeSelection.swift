@@ -15,7 +15,7 @@ public enum RangeSelection: Hashable, Sendable {
     /// Weighs parsed specs against a representation of `length` bytes.
     public init(specs: [RangeSpec], length: Int64) {
         if specs.count == 1 {
-            // The usual request: one spec, nothing to sort or merge.
+            // One spec: nothing to sort or merge.
             self = specs[0].resolve(length: length).map(RangeSelection.single) ?? .unsatisfiable
             return
         }
@@ -37,6 +37,11 @@ public enum RangeSelection: Hashable, Sendable {
 
     /// Parses and weighs a Range header value; nil or malformed headers select the whole representation.
     public init(header: String?, length: Int64) {
+        if let header, let spec = RangeHeader.parsePlain(header) {
+            // The usual request, without a list.
+            self = spec.resolve(length: length).map(RangeSelection.single) ?? .unsatisfiable
+            return
+        }
         guard let header, let specs = RangeHeader.parse(header) else {
             self = .whole
             return

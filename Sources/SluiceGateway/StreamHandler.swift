@@ -59,7 +59,12 @@ final class StreamHandler: Sendable {
         guard case .success(let target) = route(method: head.method, path: head.path),
             let info = serving.freshContentInfo(of: target)
         else { return nil }
-        switch plan(target, method: head.method, field: { head[$0] }, info: info, infoCached: true) {
+        // Conditional fields all start with `If-`; most requests have none, and one pass finds that out.
+        let conditions = head.hasField(prefixed: "If-") ? Preconditions(field: { head[$0] }) : Preconditions()
+        let planned = plan(
+            target, method: head.method, conditions: conditions, rangeField: head["Range"], info: info,
+            infoCached: true)
+        switch planned {
         case .answer(let response):
             return response
         case .send(let status, let headers, let range?):
@@ -82,8 +87,11 @@ final class StreamHandler: Sendable {
 
     private func respond(to request: HTTPRequest, target: StreamTarget) async throws(UpstreamError) -> HTTPResponse {
         let (info, infoCached) = try await serving.contentInfo(of: target.asset, from: target.upstream)
-        switch plan(target, method: request.method, field: { request.headers[$0] }, info: info, infoCached: infoCached)
-        {
+        let conditions = Preconditions(field: { request.headers[$0] })
+        let planned = plan(
+            target, method: request.method, conditions: conditions, rangeField: request.headers["Range"], info: info,
+            infoCached: infoCached)
+        switch planned {
         case .answer(let response):
             return response
         case .send(let status, var headers, nil):
@@ -95,17 +103,18 @@ final class StreamHandler: Sendable {
         }
     }
 
-    /// Evaluates preconditions and Range (header fields looked up by `field`) of a `method` request for `target`
-    /// against `info`. Answers without body bytes carry `X-Cache` HIT when the content info came from the cache,
-    /// MISS when the upstream was asked.
+    /// Evaluates the preconditions and `Range` field of a `method` request for `target` against `info`. Answers
+    /// without body bytes carry `X-Cache` HIT when the content info came from the cache, MISS when the upstream was
+    /// asked.
     private func plan(
-        _ target: StreamTarget, method: String, field: (String) -> String?, info: ContentInfo, infoCached: Bool
+        _ target: StreamTarget, method: String, conditions: Preconditions, rangeField: String?, info: ContentInfo,
+        infoCached: Bool
     ) -> Plan {
         let outcome = (infoCached ? CacheStatus.hit : .miss).rawValue
         // Room for the fields a stream response adds (Content-Range, X-Cache, X-Request-Id, Server-Timing).
         var headers = HTTPHeaders(block: target.representationFields(of: info), capacity: 4)
         let rangeApplies: Bool
-        switch Preconditions(field: field).evaluate(against: info) {
+        switch conditions.evaluate(against: info) {
         case .notModified:
             headers.remove("Content-Type")
             headers.add("X-Cache", outcome)
@@ -116,7 +125,7 @@ final class StreamHandler: Sendable {
             rangeApplies = applies
         }
         // Range is defined for GET only; a HEAD answers as the whole representation would (RFC 9110 §14.2).
-        let rangeHeader = rangeApplies && method == "GET" ? field("Range") : nil
+        let rangeHeader = rangeApplies && method == "GET" ? rangeField : nil
         switch RangeSelection(header: rangeHeader, length: info.length) {
         case .unsatisfiable:
             var response = Problem(

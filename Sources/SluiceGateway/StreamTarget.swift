@@ -26,7 +26,7 @@ final class StreamTarget: Sendable {
     /// The representation fields of the version `info` describes, made once per version (every response for the
     /// asset starts with them).
     func representationFields(of info: ContentInfo) -> HTTPFieldBlock {
-        if let known = representation.withLock({ $0 }), known.info == info { return known.fields }
+        if let known = representation.withLock({ $0?.info == info ? $0?.fields : nil }) { return known }
         let fields = HTTPFieldBlock(info.representationFields)
         representation.withLock { $0 = (info, fields) }
         return fields

@@ -79,7 +79,7 @@ final class RequestContext: Sendable {
         if gate.isClosed { return .NO }
         switch state.withLock({ $0.phase }) {
         case .headers:
-            if hasHiddenBytes(before: version) { return send(Self.badRequest, on: connection) }
+            if hasHiddenBytes(before: version) { return send(Self.badRequest, on: connection, fieldsRead: false) }
             let method = method.map { String(cString: $0) } ?? ""
             state.withLock { state in
                 state.method = method
@@ -89,7 +89,7 @@ final class RequestContext: Sendable {
                 declared > core.options.maxRequestBodyBytes
             {
                 // Answered before the body is read: libmicrohttpd then discards the body and closes the connection.
-                return send(Self.payloadTooLarge, on: connection)
+                return send(Self.payloadTooLarge, on: connection, fieldsRead: false)
             }
             return .YES
         case .receiving:
@@ -98,11 +98,12 @@ final class RequestContext: Sendable {
                 uploadSize.pointee = 0
                 return .YES
             }
-            if state.withLock({ $0.bodyTooLarge }) {
-                return send(Self.payloadTooLarge, on: connection)
+            let (bodyTooLarge, method) = state.withLock { ($0.bodyTooLarge, $0.method) }
+            if bodyTooLarge {
+                return send(Self.payloadTooLarge, on: connection, fieldsRead: false)
             }
-            if let response = respondImmediately(on: connection) {
-                return send(response, on: connection)
+            if let response = core.immediateHandler(RequestHead(method: method, path: path, connection: connection)) {
+                return send(response, on: connection, fieldsRead: false)
             }
             guard register() else { return .NO }
             startHandler(headers: RequestHeaders.collect(from: connection))
@@ -110,7 +111,7 @@ final class RequestContext: Sendable {
         case .handling:
             return waitForHandler(on: connection)
         case .ready(let response):
-            return send(response, on: connection)
+            return send(response, on: connection, fieldsRead: true)
         case .sending, .finished:
             return .YES
         }
@@ -205,13 +206,6 @@ final class RequestContext: Sendable {
         }
     }
 
-    /// The immediate handler's answer, if it has one; the handler reads the header fields it needs from
-    /// `connection`.
-    private func respondImmediately(on connection: OpaquePointer) -> HTTPResponse? {
-        let head = RequestHead(method: state.withLock { $0.method }, path: path, connection: connection)
-        return core.immediateHandler(head)
-    }
-
     private func startHandler(headers: HTTPHeaders) {
         let request = state.withLock { state in
             state.phase = .handling
@@ -238,7 +232,7 @@ final class RequestContext: Sendable {
                 return .NO
             case .retryNow:
                 if case .ready(let response) = state.withLock({ $0.phase }) {
-                    return send(response, on: connection)
+                    return send(response, on: connection, fieldsRead: true)
                 }
             }
         }
@@ -257,22 +251,22 @@ final class RequestContext: Sendable {
         return true
     }
 
-    private func send(_ response: HTTPResponse, on connection: OpaquePointer) -> MHD_Result {
+    /// Queues `response`; `fieldsRead` tells whether the request's header fields were read for the handler
+    /// (otherwise the exchange reads them here when the options ask for them).
+    private func send(_ response: HTTPResponse, on connection: OpaquePointer, fieldsRead: Bool) -> MHD_Result {
         if case .stream = response.body, !register() {
             response.discard()
             return .NO
         }
-        let unread = state.withLock { state in
-            state.phase = .sending
-            return state.headers == nil
-        }
-        // The exchange's copy of the header fields, when nothing has read them yet (an immediate answer).
-        let headers = unread && core.options.exchangeHeaderFields ? RequestHeaders.collect(from: connection) : nil
+        let headers = !fieldsRead && core.options.exchangeHeaderFields ? RequestHeaders.collect(from: connection) : nil
         let status = (200...599).contains(response.status) ? response.status : 500
         guard let prepared = response.prepare(gate: gate, closeConnection: core.isDraining) else {
+            // The body is discarded: completion must not discard it again.
+            state.withLock { $0.phase = .sending }
             return .NO
         }
         state.withLock { state in
+            state.phase = .sending
             if let headers { state.headers = headers }
             state.status = status
             state.responseHeaders = response.headers

@@ -31,6 +31,15 @@ public struct RequestHead: ~Copyable {
         fields = .connection(connection)
     }
 
+    /// Whether the request has a header field whose name starts with `prefix` (case-insensitive), found in one
+    /// pass over the fields.
+    public func hasField(prefixed prefix: String) -> Bool {
+        switch fields {
+        case .connection(let connection): RequestHeaders.hasField(prefixed: prefix, on: connection)
+        case .headers(let headers): headers.contains { $0.name.lowercased().hasPrefix(prefix.lowercased()) }
+        }
+    }
+
     /// The first value of the header field `name` (case-insensitive), if the request has it.
     public subscript(name: String) -> String? {
         switch fields {

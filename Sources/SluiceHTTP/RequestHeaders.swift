@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 
 /// Reads a request's header fields from libmicrohttpd. Runs on the connection's MHD worker thread.
 enum RequestHeaders {
@@ -19,10 +20,37 @@ enum RequestHeaders {
         }
     }
 
+    /// Whether the request on `connection` has a field whose name starts with `prefix` (case-insensitive).
+    static func hasField(prefixed prefix: String, on connection: OpaquePointer) -> Bool {
+        prefix.withCString { prefix in
+            var search = PrefixSearch(prefix: prefix, length: strlen(prefix), found: false)
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, mhdPrefixFinder, &search)
+            return search.found
+        }
+    }
+
     /// Appends one field; called by ``mhdHeaderIterator`` with the headers being collected passed as `cls`.
     fileprivate static func append(to cls: UnsafeMutableRawPointer, name: String, value: String) {
         cls.assumingMemoryBound(to: HTTPHeaders.self).pointee.add(name, value)
     }
+}
+
+/// What ``mhdPrefixFinder`` looks for, and whether it found it.
+private struct PrefixSearch {
+    let prefix: UnsafePointer<CChar>
+    let length: Int
+    var found: Bool
+}
+
+/// `MHD_KeyValueIterator` stopping at the first field name that starts with a ``PrefixSearch``'s prefix.
+private func mhdPrefixFinder(
+    cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?
+) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let search = cls.assumingMemoryBound(to: PrefixSearch.self)
+    guard strncasecmp(key, search.pointee.prefix, search.pointee.length) == 0 else { return .YES }
+    search.pointee.found = true
+    return .NO
 }
 
 /// `MHD_KeyValueIterator` collecting request headers into ``RequestHeaders``.

@@ -73,6 +73,11 @@ struct RangeHeaderTests {
         }
         for value in values {
             #expect(RangeHeader.parse(value) == RangeHeader.parse(" " + value), "\(value)")
+            if let plain = RangeHeader.parsePlain(value) {
+                #expect([plain] == RangeHeader.parse(" " + value), "\(value)")
+            }
         }
+        #expect(RangeHeader.parsePlain("BYTES=1-2") == nil, "left to the general parser")
+        #expect(RangeHeader.parsePlain("bytes=0-1,5-6") == nil)
     }
 }

@@ -20,7 +20,10 @@ extension HTTPServerTests {
             },
             immediateHandler: { head in
                 guard head.path == "/now" else { return nil }
-                let seen = [head.method, head.path, head["x-probe"] ?? "nil", head["X-Absent"] ?? "nil"]
+                let seen = [
+                    head.method, head.path, head["x-probe"] ?? "nil", head["X-Absent"] ?? "nil",
+                    "\(head.hasField(prefixed: "x-PRO"))", "\(head.hasField(prefixed: "If-"))",
+                ]
                 return HTTPResponse(status: 200, body: .bytes(Array(seen.joined(separator: "|").utf8)))
             }, onComplete: { log.record($0) })
         try server.start()
@@ -32,7 +35,7 @@ extension HTTPServerTests {
         }
         await server.shutdown(grace: .seconds(2))
         #expect(now.status == 200)
-        #expect(String(decoding: now.body, as: UTF8.self) == "GET|/now|first|nil")
+        #expect(String(decoding: now.body, as: UTF8.self) == "GET|/now|first|nil|true|false")
         #expect(later.status == 202)
         #expect(String(decoding: later.body, as: UTF8.self) == "declined")
         let exchanges = log.all.sorted { $0.request.path > $1.request.path }
@@ -41,5 +44,17 @@ extension HTTPServerTests {
         #expect(exchanges.map(\.request.method) == ["GET", "GET"])
         #expect(exchanges[0].request.headers["X-Probe"] == (exchangeHeaderFields ? "first" : nil))
         #expect(exchanges[1].request.headers["X-Probe"] == "declined")
+    }
+
+    /// A head made from header fields (for tests and requests already read) answers as one read from the server.
+    @Test func headFromFieldsFindsFieldsInAnyCase() {
+        let head = RequestHead(method: "GET", path: "/a", headers: ["If-None-Match": "\"v1\"", "Range": "bytes=0-1"])
+        // #expect cannot capture a noncopyable value: the results are read first.
+        let (conditional, absent) = (head["if-none-match"], head["If-Match"])
+        let (hasIf, hasX) = (head.hasField(prefixed: "IF-"), head.hasField(prefixed: "X-"))
+        #expect(conditional == "\"v1\"")
+        #expect(absent == nil)
+        #expect(hasIf)
+        #expect(!hasX)
     }
 }
