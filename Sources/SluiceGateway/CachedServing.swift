@@ -12,12 +12,25 @@ struct CachedServing: AssetServing {
     let coordinator: FillCoordinator
     /// Counters.
     let metrics: GatewayMetrics
-    /// Content info older than this is checked against the upstream again.
-    let revalidateAfter: Duration
+    /// Content info older than this many seconds is checked against the upstream again.
+    let revalidateAfter: TimeInterval
     /// Warnings about stale content info.
     let logger: Logger
     /// Shares concurrent content-info requests.
     let flights = ContentInfoFlights()
+
+    /// Serving through `store` and `coordinator`; content info is revalidated after `revalidateAfter`.
+    init(
+        store: ChunkStore, coordinator: FillCoordinator, metrics: GatewayMetrics, revalidateAfter: Duration,
+        logger: Logger
+    ) {
+        self.store = store
+        self.coordinator = coordinator
+        self.metrics = metrics
+        // Converted once: this is compared on every request.
+        self.revalidateAfter = revalidateAfter.timeInterval
+        self.logger = logger
+    }
 
     func contentInfo(of asset: AssetID, from upstream: any Upstream) async throws(UpstreamError)
         -> (info: ContentInfo, cached: Bool)
@@ -94,7 +107,7 @@ struct CachedServing: AssetServing {
 
 extension CachedServing {
     private func isFresh(_ fetchedAt: Date) -> Bool {
-        Date().timeIntervalSince(fetchedAt) < revalidateAfter.timeInterval
+        Date().timeIntervalSince(fetchedAt) < revalidateAfter
     }
 }
 

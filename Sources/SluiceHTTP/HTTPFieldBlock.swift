@@ -6,7 +6,7 @@
 /// them) and names or values holding CR, LF or NUL.
 public final class HTTPFieldBlock: Sendable {
     /// The fields kept, in order.
-    let fields: [(name: String, value: String)]
+    let fields: [HTTPField]
     /// Each field's name and value as NUL-terminated bytes, back to back.
     private let text: [CChar]
     /// Where each field's name and value start in `text`.
@@ -14,14 +14,16 @@ public final class HTTPFieldBlock: Sendable {
 
     /// A block of `fields`, in order, without those that could not be sent.
     public init(_ fields: [(name: String, value: String)]) {
-        let kept = fields.filter { HTTPResponse.isForwardable(name: $0.name, value: $0.value) }
+        let kept = fields.filter { HTTPResponse.isForwardable(name: $0.name, value: $0.value) }.map {
+            HTTPField(name: $0.name, value: $0.value)
+        }
         var text: [CChar] = []
         var starts: [(name: Int, value: Int)] = []
-        for (name, value) in kept {
+        for field in kept {
             let nameStart = text.count
-            text += name.utf8CString
+            text += field.name.utf8CString
             starts.append((nameStart, text.count))
-            text += value.utf8CString
+            text += field.value.utf8CString
         }
         self.fields = kept
         self.text = text

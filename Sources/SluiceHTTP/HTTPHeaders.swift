@@ -4,7 +4,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     /// Shared fields before ``added``.
     private(set) var block: HTTPFieldBlock?
     /// Fields added to this list (all of them when there is no block).
-    private(set) var added: [(name: String, value: String)] = []
+    private(set) var added: [HTTPField] = []
 
     /// Empty headers.
     public init() {}
@@ -26,7 +26,7 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
     }
 
     /// Appends a field.
-    public mutating func add(_ name: String, _ value: String) { added.append((name, value)) }
+    public mutating func add(_ name: String, _ value: String) { added.append(HTTPField(name: name, value: value)) }
 
     /// Replaces every field named `name` with one holding `value`.
     public mutating func set(_ name: String, _ value: String) {
@@ -67,9 +67,19 @@ public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral {
 
     /// Iterates the block's fields, then those added.
     public struct Iterator: IteratorProtocol {
-        var shared: IndexingIterator<[(name: String, value: String)]>
-        var added: IndexingIterator<[(name: String, value: String)]>
+        var shared: IndexingIterator<[HTTPField]>
+        var added: IndexingIterator<[HTTPField]>
 
-        public mutating func next() -> (name: String, value: String)? { shared.next() ?? added.next() }
+        public mutating func next() -> (name: String, value: String)? {
+            guard let field = shared.next() ?? added.next() else { return nil }
+            return (field.name, field.value)
+        }
     }
+}
+
+/// One header field. A struct rather than a tuple: an array of them is destroyed by specialized code, not by
+/// the runtime's generic tuple walk (which showed in every response's teardown).
+struct HTTPField {
+    var name: String
+    var value: String
 }

@@ -13,11 +13,11 @@ extension HTTPResponse {
         }
         // A block's fields were checked when it was made.
         headers.block?.forEachCString { name, value in _ = MHD_add_response_header(prepared.pointer, name, value) }
-        for (name, value) in headers.added where Self.isForwardable(name: name, value: value) {
+        for field in headers.added where Self.isForwardable(name: field.name, value: field.value) {
             // MHD_add_response_header refuses malformed fields itself; such a field is dropped. Explicit
             // withCString: the implicit String-to-pointer conversion copies each string to the heap.
-            _ = name.withCString { name in
-                value.withCString { value in MHD_add_response_header(prepared.pointer, name, value) }
+            _ = field.name.withCString { name in
+                field.value.withCString { value in MHD_add_response_header(prepared.pointer, name, value) }
             }
         }
         if closeConnection {
