@@ -25,8 +25,8 @@ final class StreamHandler: Sendable {
     private enum Plan {
         /// An answer without body bytes: 304, 412, 416, or a HEAD.
         case answer(HTTPResponse)
-        /// Send `range` (nil: the object is empty) with `status` and `headers`.
-        case send(status: Int, headers: HTTPHeaders, range: ByteRange?)
+        /// Send `range` (nil: the object is empty) with `status` and the planned header fields.
+        case send(status: Int, range: ByteRange?)
     }
 
     /// Answers one stream request.
@@ -61,18 +61,19 @@ final class StreamHandler: Sendable {
         else { return nil }
         // Conditional fields all start with `If-`; most requests have none, and one pass finds that out.
         let conditions = head.hasField(prefixed: "If-") ? Preconditions(field: { head[$0] }) : Preconditions()
+        var headers = representationHeaders(target, info)
         let planned = plan(
-            target, method: head.method, conditions: conditions, rangeField: head["Range"], info: info,
-            infoCached: true)
+            method: head.method, conditions: conditions, rangeField: head["Range"], info: info, infoCached: true,
+            headers: &headers)
         switch planned {
         case .answer(let response):
             return response
-        case .send(let status, let headers, let range?):
+        case .send(let status, let range?):
             guard let served = serving.cachedBody(of: target, info: info, range: range) else {
                 return nil
             }
-            return response(status: status, headers: headers, served: served)
-        case .send(let status, var headers, nil):
+            return response(status: status, headers: consume headers, served: served)
+        case .send(let status, nil):
             headers.add("X-Cache", CacheStatus.hit.rawValue)
             return HTTPResponse(status: status, headers: headers)
         }
@@ -88,31 +89,37 @@ final class StreamHandler: Sendable {
     private func respond(to request: HTTPRequest, target: StreamTarget) async throws(UpstreamError) -> HTTPResponse {
         let (info, infoCached) = try await serving.contentInfo(of: target.asset, from: target.upstream)
         let conditions = Preconditions(field: { request.headers[$0] })
+        var headers = representationHeaders(target, info)
         let planned = plan(
-            target, method: request.method, conditions: conditions, rangeField: request.headers["Range"], info: info,
-            infoCached: infoCached)
+            method: request.method, conditions: conditions, rangeField: request.headers["Range"], info: info,
+            infoCached: infoCached, headers: &headers)
         switch planned {
         case .answer(let response):
             return response
-        case .send(let status, var headers, nil):
+        case .send(let status, nil):
             headers.add("X-Cache", (infoCached ? CacheStatus.hit : .miss).rawValue)
             return HTTPResponse(status: status, headers: headers)
-        case .send(let status, let headers, let range?):
+        case .send(let status, let range?):
             let served = try await serving.body(of: target, info: info, range: range)
-            return response(status: status, headers: headers, served: served)
+            return response(status: status, headers: consume headers, served: served)
         }
     }
 
-    /// Evaluates the preconditions and `Range` field of a `method` request for `target` against `info`. Answers
-    /// without body bytes carry `X-Cache` HIT when the content info came from the cache, MISS when the upstream was
-    /// asked.
+    /// The representation fields of `info`, with room for the fields a stream response adds (Content-Range,
+    /// X-Cache, X-Request-Id, Server-Timing).
+    private func representationHeaders(_ target: StreamTarget, _ info: ContentInfo) -> HTTPHeaders {
+        HTTPHeaders(block: target.representationFields(of: info), capacity: 4)
+    }
+
+    /// Evaluates the preconditions and `Range` field of a `method` request against `info`, adding to `headers`
+    /// the fields a body would go out with (which stay a unique list, extended in place by the caller). Answers
+    /// without body bytes carry `X-Cache` HIT when the content info came from the cache, MISS when the upstream
+    /// was asked.
     private func plan(
-        _ target: StreamTarget, method: String, conditions: Preconditions, rangeField: String?, info: ContentInfo,
-        infoCached: Bool
+        method: String, conditions: Preconditions, rangeField: String?, info: ContentInfo, infoCached: Bool,
+        headers: inout HTTPHeaders
     ) -> Plan {
         let outcome = (infoCached ? CacheStatus.hit : .miss).rawValue
-        // Room for the fields a stream response adds (Content-Range, X-Cache, X-Request-Id, Server-Timing).
-        var headers = HTTPHeaders(block: target.representationFields(of: info), capacity: 4)
         let rangeApplies: Bool
         switch conditions.evaluate(against: info) {
         case .notModified:
@@ -138,7 +145,7 @@ final class StreamHandler: Sendable {
         case .single(let selected):
             headers.add("Content-Range", ContentRange.partial(selected, completeLength: info.length).description)
             return method == "GET"
-                ? .send(status: 206, headers: headers, range: selected)
+                ? .send(status: 206, range: selected)
                 : .answer(HTTPResponse(status: 206, headers: headers, body: .head(length: selected.count)))
         case .whole:
             guard method == "GET" else {
@@ -146,7 +153,7 @@ final class StreamHandler: Sendable {
                 return .answer(HTTPResponse(status: 200, headers: headers, body: .head(length: info.length)))
             }
             let whole = info.length > 0 ? ByteRange(first: 0, last: info.length - 1) : nil
-            return .send(status: 200, headers: headers, range: whole)
+            return .send(status: 200, range: whole)
         }
     }
 

@@ -14,7 +14,7 @@ final class StreamTarget: Sendable {
     let upstream: any Upstream
     /// ``ChunkStore/storageKey(for:)`` of the asset.
     let storageKey: String
-    private let representation = Mutex<(info: ContentInfo, fields: HTTPFieldBlock)?>(nil)
+    private let representation = Mutex<Representation?>(nil)
 
     /// The target for `asset` on `upstream`.
     init(asset: AssetID, upstream: any Upstream) {
@@ -26,9 +26,21 @@ final class StreamTarget: Sendable {
     /// The representation fields of the version `info` describes, made once per version (every response for the
     /// asset starts with them).
     func representationFields(of info: ContentInfo) -> HTTPFieldBlock {
-        if let known = representation.withLock({ $0?.info == info ? $0?.fields : nil }) { return known }
-        let fields = HTTPFieldBlock(info.representationFields)
-        representation.withLock { $0 = (info, fields) }
-        return fields
+        // Compared outside the lock: every request for the asset takes it.
+        if let known = representation.withLock({ $0 }), known.info == info { return known.fields }
+        let made = Representation(info: info, fields: HTTPFieldBlock(info.representationFields))
+        representation.withLock { $0 = made }
+        return made.fields
+    }
+
+    /// A version's content info and its representation fields.
+    private final class Representation: Sendable {
+        let info: ContentInfo
+        let fields: HTTPFieldBlock
+
+        init(info: ContentInfo, fields: HTTPFieldBlock) {
+            self.info = info
+            self.fields = fields
+        }
     }
 }
