@@ -53,12 +53,14 @@ final class GatewayMetrics: Sendable {
     }
 
     private let state = Mutex(Snapshot())
-    /// Response counts, apart from `state`: they change on every response.
+    /// Response counts and cache bytes, apart from `state`: they change on every response.
     private let tally = ResponseTally()
+    private let cacheBytes = Atomic<Int64>(0)
 
     /// A copy of every counter.
     var snapshot: Snapshot {
         var snapshot = state.withLock { $0 }
+        snapshot.bytesFromCache = cacheBytes.load(ordering: .relaxed)
         snapshot.responses = tally.counted
         for (key, count) in snapshot.responses {
             switch key.cache {
@@ -78,7 +80,7 @@ final class GatewayMetrics: Sendable {
 
     /// Counts body bytes served from the cache.
     func add(bytesFromCache count: Int64) {
-        state.withLock { $0.bytesFromCache += count }
+        cacheBytes.wrappingAdd(count, ordering: .relaxed)
     }
 
     /// Counts bytes received from `upstream`.

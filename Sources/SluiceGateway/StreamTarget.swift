@@ -27,7 +27,7 @@ final class StreamTarget: Sendable {
     /// asset starts with them).
     func representationFields(of info: ContentInfo) -> HTTPFieldBlock {
         // Compared outside the lock: every request for the asset takes it.
-        if let known = representation.withLock({ $0 }), known.info == info { return known.fields }
+        if let known = representation.withLock({ $0 }), known.describes(info) { return known.fields }
         let made = Representation(info: info, fields: HTTPFieldBlock(info.representationFields))
         representation.withLock { $0 = made }
         return made.fields
@@ -41,6 +41,13 @@ final class StreamTarget: Sendable {
         init(info: ContentInfo, fields: HTTPFieldBlock) {
             self.info = info
             self.fields = fields
+        }
+
+        /// Whether `other` has this version's fields: compared field by field here (the synthesized `==` of
+        /// `ContentInfo` copies its optional strings through generic value witnesses, on every request).
+        func describes(_ other: ContentInfo) -> Bool {
+            info.length == other.length && info.etag == other.etag && info.lastModified == other.lastModified
+                && info.contentType == other.contentType
         }
     }
 }
