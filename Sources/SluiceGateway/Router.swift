@@ -63,16 +63,16 @@ struct Router: Sendable {
             ? id : nil
     }
 
-    private static let idSeed = UInt64.random(in: .min ... .max)
-    private static let idCounter = Atomic<UInt64>(0)
+    /// Starts at a random value, so that ids differ from those of another run.
+    private static let idCounter = Atomic<UInt64>(.random(in: .min ... .max))
 
     /// 15 hex digits (a string that short is stored inline: no allocation), unique within the process and
     /// unlike those of another run: a counter from a random start, scrambled by the SplitMix64 finalizer
-    /// computed modulo 2^60 (each step is a bijection there: odd multipliers, xor with a right shift). No system
-    /// call per request.
+    /// computed modulo 2^60 (each step is a bijection there: odd multipliers, xor with a right shift; the counter
+    /// repeats a value modulo 2^60 only after 2^60 ids). No system call per request.
     static func newID() -> String {
         let mask: UInt64 = (1 << 60) - 1
-        var z = (idSeed &+ idCounter.wrappingAdd(1, ordering: .relaxed).newValue &* 0x9E37_79B9_7F4A_7C15) & mask
+        var z = (idCounter.wrappingAdd(1, ordering: .relaxed).newValue &* 0x9E37_79B9_7F4A_7C15) & mask
         z = ((z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9) & mask
         z = ((z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB) & mask
         z ^= z >> 31

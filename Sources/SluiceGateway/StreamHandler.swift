@@ -32,11 +32,11 @@ final class StreamHandler: Sendable {
     /// Answers one stream request.
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         let target: StreamTarget
-        switch route(method: request.method, path: request.path) {
-        case .success(let found): target = found
-        case .failure(let refusal):
-            var response = refusal.response
-            if refusal.status == 405 { response.headers.add("Allow", "GET, HEAD") }
+        do {
+            target = try route(method: request.method, path: request.path)
+        } catch {
+            var response = error.response
+            if error.status == 405 { response.headers.add("Allow", "GET, HEAD") }
             return response
         }
         var replaced = false
@@ -56,7 +56,7 @@ final class StreamHandler: Sendable {
     /// Answers at once when the cache holds fresh content info and every requested byte in a file; nil otherwise.
     /// Never blocks on the network.
     func respondImmediately(to head: borrowing RequestHead) -> HTTPResponse? {
-        guard case .success(let target) = route(method: head.method, path: head.path),
+        guard let target = try? route(method: head.method, path: head.path),
             let info = serving.freshContentInfo(of: target)
         else { return nil }
         // Conditional fields all start with `If-`; most requests have none, and one pass finds that out.
@@ -79,11 +79,9 @@ final class StreamHandler: Sendable {
         }
     }
 
-    private func route(method: String, path: String) -> Result<StreamTarget, Problem> {
-        guard method == "GET" || method == "HEAD" else {
-            return .failure(.methodNotAllowed("stream URLs answer GET and HEAD"))
-        }
-        return routes.target(fromPath: path)
+    private func route(method: String, path: String) throws(Problem) -> StreamTarget {
+        guard method == "GET" || method == "HEAD" else { throw .methodNotAllowed("stream URLs answer GET and HEAD") }
+        return try routes.target(fromPath: path)
     }
 
     private func respond(to request: HTTPRequest, target: StreamTarget) async throws(UpstreamError) -> HTTPResponse {
@@ -163,9 +161,7 @@ final class StreamHandler: Sendable {
         if let firstByte = served.upstreamFirstByte {
             headers.add("Server-Timing", "upstream;dur=\(firstByte.milliseconds)")
         }
-        var response = HTTPResponse(status: status, headers: headers, body: served.body)
-        response.onComplete = served.onComplete
-        return response
+        return HTTPResponse(status: status, headers: headers, body: served.body, onComplete: served.onComplete)
     }
 }
 

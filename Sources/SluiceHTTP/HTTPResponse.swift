@@ -28,10 +28,14 @@ public struct HTTPResponse: Sendable {
     /// a `.file` body's bytes in place). Runs on a server worker thread or the thread that discards the response.
     public var onComplete: (@Sendable (_ completed: Bool) -> Void)?
 
-    /// Creates a response.
-    public init(status: Int, headers: HTTPHeaders = [:], body: Body = .empty) {
+    /// Creates a response; `onComplete` runs when it ends (see ``onComplete``).
+    public init(
+        status: Int, headers: HTTPHeaders = [:], body: Body = .empty,
+        onComplete: (@Sendable (_ completed: Bool) -> Void)? = nil
+    ) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.onComplete = onComplete
     }
 }
