@@ -308,6 +308,28 @@ http {
 
 # -- load tools ---------------------------------------------------------------------------------
 
+
+def group_cpu_seconds(pgid):
+    """User and system CPU seconds used so far by the processes of process group `pgid` (a peer started by
+    `Workspace.start`, with its workers), from /proc/PID/stat; threads are counted with their process."""
+    tick = os.sysconf("SC_CLK_TCK")
+    user = system = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry) as f:
+                # The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        # After the name: state, ppid, pgrp, ... utime is field 14 and stime field 15 of the whole line.
+        if int(fields[2]) == pgid:
+            user += int(fields[11])
+            system += int(fields[12])
+    return user / tick, system / tick
+
+
 CURL_FORMAT = "%{http_code} %{size_download} %{time_starttransfer} %{speed_download} %{time_total}"
 
 
