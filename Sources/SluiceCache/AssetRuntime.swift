@@ -9,7 +9,8 @@ struct PendingChunk {
     var writtenAt: Date
 }
 
-/// In-memory state of an asset that has writes, pending chunks or leases; dropped when idle.
+/// In-memory state of an asset that has writes or pending chunks; dropped when idle. (Its leases are counted
+/// apart, in ``StoreState/leases``.)
 struct AssetRuntime {
     /// Changes when the asset is purged, replaced or evicted whole, so a write that started before that
     /// is refused when it finishes.
@@ -17,12 +18,8 @@ struct AssetRuntime {
     var pending: [Int64: PendingChunk] = [:]
     /// Chunk indices with a write in progress.
     var writing: Set<Int64> = []
-    var leases = 0
     /// Its data file was created since the last commit: the shard directory needs an fsync.
     var createdFile = false
 
-    var isIdle: Bool { pending.isEmpty && writing.isEmpty && leases == 0 && !createdFile }
-
-    /// Neither leased nor being written: its chunks may be evicted.
-    var isEvictable: Bool { writing.isEmpty && leases == 0 }
+    var isIdle: Bool { pending.isEmpty && writing.isEmpty && !createdFile }
 }

@@ -62,7 +62,7 @@ extension ChunkStore {
                 let cutoff = state.now().addingTimeInterval(-(Double(age.seconds) + Double(age.attoseconds) / 1e18))
                 var count = 0
                 for row in try state.openIndex().idle(before: cutoff, limit: 256)
-                where state.runtime[row.key]?.isEvictable ?? true {
+                where state.isEvictable(row.key) {
                     try state.removeAsset(row.key, reason: .age, keepEntry: false)
                     count += 1
                 }
@@ -86,7 +86,7 @@ extension ChunkStore {
             guard !keys.isEmpty else { continue }
             removed += try state.withLock { state throws(CacheError) -> Int in
                 var count = 0
-                for key in keys where state.runtime[key] == nil {
+                for key in keys where state.runtime[key] == nil && state.leases[key]?.isHeld != true {
                     let path = state.layout.dataFile(forKey: key)
                     if try state.openIndex().asset(key) == nil {
                         state.openFiles[key] = nil

@@ -13,7 +13,7 @@ extension ChunkStore {
             let key = state.key(for: assetID)
             return (key, try state.beginRead(key: key, range: range, validator: validator))
         }
-        defer { state.withLock { $0.endRead(key) } }
+        defer { access.lease.release() }
         guard sealer != nil else {
             let bytes = try FileIO.read(access.file.descriptor, count: Int(range.count), at: range.first)
             guard bytes.count == Int(range.count) else {
@@ -49,11 +49,11 @@ extension ChunkStore {
     /// the key of an asset they read again and again.
     public func fileRegion(_ range: ByteRange, storageKey key: String, validator: String?) -> CacheFileRegion? {
         guard sealer == nil,
-            let file = try? state.withLock({ state throws(CacheError) in
+            let (file, count) = try? state.withLock({ state throws(CacheError) in
                 try state.beginFileRead(key: key, range: range, validator: validator)
             })
         else { return nil }
-        let lease = makeLease(key)
+        let lease = CacheLease(count)
         // The response closes its descriptor; the shared handle stays open for the next reader.
         guard let descriptor = FileIO.duplicate(file.descriptor) else { return nil }
         return CacheFileRegion(descriptor: descriptor, offset: range.first, count: range.count, lease: lease)

@@ -26,14 +26,14 @@ extension ChunkStore {
         _ row: AssetRow, from first: Int64, budget: Int64, dropBad: Bool, into report: inout VerifyReport
     ) throws(CacheError) -> Int64? {
         let key = row.key
-        let (chunks, descriptor) = try state.withLock { state throws(CacheError) in
+        let (chunks, lease, descriptor) = try state.withLock { state throws(CacheError) in
             let chunks = try state.openIndex().chunks(key, in: first...Int64.max)
-            state.runtime[key, default: AssetRuntime()].leases += 1
-            return (chunks, try FileIO.openIfExists(layout.dataFile(forKey: key), O_RDONLY))
+            let lease = CacheLease(state.takeLease(key))
+            return (chunks, lease, try FileIO.openIfExists(layout.dataFile(forKey: key), O_RDONLY))
         }
         defer {
             if let descriptor { FileIO.close(descriptor) }
-            state.withLock { $0.endRead(key) }
+            lease.release()
         }
         if first == 0 { report.assetsChecked += 1 }
         var spent: Int64 = 0

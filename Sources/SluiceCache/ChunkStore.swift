@@ -204,8 +204,7 @@ public final class ChunkStore: Sendable {
     /// without an entry is allowed (it protects chunks written later).
     public func lease(_ assetID: String) -> CacheLease {
         let key = CacheLayout.key(for: assetID)
-        state.withLock { $0.runtime[key, default: AssetRuntime()].leases += 1 }
-        return makeLease(key)
+        return CacheLease(state.withLock { $0.takeLease(key) })
     }
 
     /// Records an access now (written to the index with the next commit).
@@ -256,10 +255,6 @@ public final class ChunkStore: Sendable {
     }
 
     // MARK: helpers
-
-    func makeLease(_ key: String) -> CacheLease {
-        CacheLease(store: self, key: key)
-    }
 
     static func entry(_ row: AssetRow, _ state: StoreState) throws(CacheError) -> CacheEntry {
         let committedIndices = try state.openIndex().chunks(row.key).map(\.index)

@@ -13,7 +13,7 @@ extension StoreState {
             let candidates = try openIndex().leastRecentlyUsed(limit: 32, after: cursor)
             guard let last = candidates.last else { throw .noSpace }
             cursor = (last.lastAccess.timeIntervalSince1970, last.key)
-            for row in candidates where row.key != key && runtime[row.key]?.isEvictable ?? true {
+            for row in candidates where row.key != key && isEvictable(row.key) {
                 try evictTail(of: row, toFree: excess)
                 excess = dataBytes + reservedBytes + bytes - (maxSize - overheadBytes())
                 if excess <= 0 { return }

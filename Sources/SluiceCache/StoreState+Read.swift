@@ -3,17 +3,18 @@ import SluiceCore
 
 extension StoreState {
     /// Admits a read of `range` of the version with `validator`: every chunk covering it must be readable.
-    /// Takes a lease the caller ends with ``endRead(_:)`` and hands out the shared read-only data-file handle.
+    /// Takes a lease the caller releases and hands out the shared read-only data-file handle.
     mutating func beginRead(key: String, range: ByteRange, validator: String?) throws(CacheError) -> ReadAccess {
         let indices = try admit(key: key, range: range, validator: validator)
         let chunks = try readableChunks(key, in: indices)
         guard chunks.count == indices.count else { throw .notCached }
-        return ReadAccess(file: try leaseFile(key), chunks: chunks.values.sorted { $0.index < $1.index })
+        let (file, lease) = try leaseFile(key)
+        return ReadAccess(file: file, lease: lease, chunks: chunks.values.sorted { $0.index < $1.index })
     }
 
     /// ``beginRead(key:range:validator:)`` for `sendfile`: the same checks and lease, without listing the chunks.
     mutating func beginFileRead(key: String, range: ByteRange, validator: String?) throws(CacheError)
-        -> DataFileHandle
+        -> (file: DataFileHandle, lease: LeaseCount)
     {
         let indices = try admit(key: key, range: range, validator: validator)
         guard try openIndex().allPresent(key, in: indices, orPending: { runtime[key]?.pending[$0] != nil }) else {
@@ -37,11 +38,10 @@ extension StoreState {
     }
 
     /// The data file of an admitted read, with a lease taken and the access recorded.
-    private mutating func leaseFile(_ key: String) throws(CacheError) -> DataFileHandle {
+    private mutating func leaseFile(_ key: String) throws(CacheError) -> (file: DataFileHandle, lease: LeaseCount) {
         guard let file = try dataFile(key) else { throw .notCached }
-        runtime[key, default: AssetRuntime()].leases += 1
         touches[key] = now()
-        return file
+        return (file, takeLease(key))
     }
 
     /// The shared read-only handle of `key`'s data file, opened when not open yet; nil when there is no file.
@@ -63,13 +63,5 @@ extension StoreState {
         let key = CacheLayout.key(for: assetID)
         keys[assetID] = key
         return key
-    }
-
-    /// Ends a lease taken by ``beginRead(key:range:validator:)`` or ``beginFileRead(key:range:validator:)``, and
-    /// drops the asset's runtime state when nothing else holds it (one dictionary lookup: this runs per response).
-    mutating func endRead(_ key: String) {
-        guard let index = runtime.index(forKey: key) else { return }
-        runtime.values[index].leases -= 1
-        if runtime.values[index].isIdle { runtime.remove(at: index) }
     }
 }

@@ -31,6 +31,8 @@ struct StoreState {
     /// Allocated bytes of the cache's directories and moved-aside index files, by path.
     var measuredBytes: [String: Int64] = [:]
     var runtime: [String: AssetRuntime] = [:]
+    /// Lease counts by key; an entry may stay at zero until ``takeLease(_:)`` makes room.
+    var leases: [String: LeaseCount] = [:]
     var pendingCount = 0
     /// Last-access times not yet written to the index.
     var touches: [String: Date] = [:]
@@ -50,6 +52,7 @@ struct StoreState {
 
     static let maxOpenFiles = 64
     static let maxRememberedKeys = 4096
+    static let maxLeaseCounts = 4096
 
     /// The open index, or `.closed`.
     func openIndex() throws(CacheError) -> ChunkIndex {
@@ -60,6 +63,25 @@ struct StoreState {
     mutating func nextSerial() -> UInt64 {
         serial += 1
         return serial
+    }
+
+    /// Counts a lease on `key` (released by the returned count's owner, without the lock). Counts at zero are
+    /// dropped when there are many: a count is only taken under the lock, so one at zero has no holder left.
+    mutating func takeLease(_ key: String) -> LeaseCount {
+        if let count = leases[key] {
+            count.take()
+            return count
+        }
+        if leases.count >= Self.maxLeaseCounts { leases = leases.filter { $0.value.isHeld } }
+        let count = LeaseCount()
+        count.take()
+        leases[key] = count
+        return count
+    }
+
+    /// Whether `key`'s chunks may be evicted: neither leased nor being written.
+    func isEvictable(_ key: String) -> Bool {
+        leases[key]?.isHeld != true && runtime[key]?.writing.isEmpty != false
     }
 
     /// Forgets the runtime of `key` when nothing refers to it any more.

@@ -118,6 +118,33 @@ import Testing
         #expect(try store.entry(for: "nas://pinned")?.chunks.count == 4)
     }
 
+    /// File regions (the cache-hit path) lease their asset: while any of them is out, eviction passes the asset
+    /// by; leases released from many threads at once all count, and the asset becomes evictable when the last
+    /// one ends.
+    @Test func fileRegionLeasesHoldUntilTheLastIsReleased() async throws {
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let store = try fixture.open(fixture.options(maxSize: 1 << 20, chunkSize: Self.chunk))
+        defer { store.close() }
+        try store.fill("nas://read", length: Self.chunk * 4, chunks: Array(0..<4))
+        let all = ByteRange(first: 0, last: Self.chunk * 4 - 1)
+        var regions: [CacheFileRegion] = []
+        for _ in 0..<64 { regions.append(try #require(store.fileRegion(all, of: "nas://read", validator: "\"v1\""))) }
+        for region in regions { close(region.descriptor) }
+        let last = regions.removeLast()
+        await withTaskGroup(of: Void.self) { group in
+            for region in regions { group.addTask { region.lease.release() } }
+        }
+        fixture.clock.advance(seconds: 5)
+        #expect(throws: CacheError.noSpace) {
+            for index in Int64(0)..<16 { try store.fill("nas://big", length: Self.chunk * 16, chunks: [index]) }
+        }
+        #expect(try store.entry(for: "nas://read")?.chunks.count == 4, "one region is still out")
+        last.lease.release()
+        try store.fill("nas://other", length: Self.chunk, chunks: [0])
+        #expect(try store.entry(for: "nas://read")?.chunks.count ?? 0 < 4, "every lease released: evictable again")
+    }
+
     @Test func noSpaceWhenEverythingIsPinned() throws {
         let fixture = try CacheFixture()
         defer { fixture.remove() }
