@@ -86,7 +86,7 @@ extension ChunkStore {
             guard !keys.isEmpty else { continue }
             removed += try state.withLock { state throws(CacheError) -> Int in
                 var count = 0
-                for key in keys where state.runtime[key] == nil && state.leases[key]?.isHeld != true {
+                for key in keys where state.runtime[key] == nil && !state.isLeased(key) {
                     let path = state.layout.dataFile(forKey: key)
                     if try state.openIndex().asset(key) == nil {
                         state.openFiles[key] = nil

@@ -79,9 +79,12 @@ struct StoreState {
         return count
     }
 
+    /// Whether a reader holds a lease on `key`.
+    func isLeased(_ key: String) -> Bool { leases[key]?.isHeld == true }
+
     /// Whether `key`'s chunks may be evicted: neither leased nor being written.
     func isEvictable(_ key: String) -> Bool {
-        leases[key]?.isHeld != true && runtime[key]?.writing.isEmpty != false
+        !isLeased(key) && runtime[key]?.writing.isEmpty != false
     }
 
     /// Forgets the runtime of `key` when nothing refers to it any more.
