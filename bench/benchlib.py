@@ -82,6 +82,24 @@ def median(values):
     return statistics.median(values) if values else None
 
 
+# Two-sided 95 % quantiles of Student's t for 1-30 degrees of freedom.
+T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+         2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042)
+
+
+def mean_interval(values):
+    """The mean of `values` and its 95 % confidence interval (Student's t; the rounds of a benchmark are
+    treated as independent samples): (mean, low, high), or (mean, None, None) for fewer than two values."""
+    if not values:
+        return None, None, None
+    mean = statistics.fmean(values)
+    if len(values) < 2:
+        return mean, None, None
+    quantile = T_975[len(values) - 2] if len(values) - 1 <= len(T_975) else 1.96
+    half = quantile * statistics.stdev(values) / len(values) ** 0.5
+    return mean, mean - half, mean + half
+
+
 def ratio(numerator, denominator):
     if numerator is None or not denominator:
         return None

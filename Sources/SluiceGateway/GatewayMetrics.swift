@@ -6,24 +6,28 @@ final class GatewayMetrics: Sendable {
     /// A point-in-time copy of every counter.
     struct Snapshot: Sendable {
         /// Responses by status code and cache outcome (`HIT`, `MISS`, `PARTIAL`, or `-` for non-stream answers).
-        var responses: [ResponseKey: Int] = [:]
-        /// Stream responses answered fully from cache.
-        var hits = 0
-        /// Stream responses with no byte from cache.
-        var misses = 0
-        /// Stream responses with some bytes from cache.
-        var partialHits = 0
+        let responses: [ResponseKey: Int]
         /// Body bytes sent to clients from the cache.
-        var bytesFromCache: Int64 = 0
+        let bytesFromCache: Int64
         /// Bytes received from each upstream.
-        var bytesFromUpstream: [String: Int64] = [:]
+        let bytesFromUpstream: [String: Int64]
         /// Time to first upstream byte, per upstream.
-        var firstByte: [String: Histogram] = [:]
+        let firstByte: [String: Histogram]
         /// Failed upstream requests per upstream and error kind.
-        var upstreamErrors: [String: [String: Int]] = [:]
+        let upstreamErrors: [String: [String: Int]]
 
+        /// Stream responses answered fully from cache.
+        var hits: Int { responses(with: .hit) }
+        /// Stream responses with no byte from cache.
+        var misses: Int { responses(with: .miss) }
+        /// Stream responses with some bytes from cache.
+        var partialHits: Int { responses(with: .partial) }
         /// Total bytes received from all upstreams.
         var totalBytesFromUpstream: Int64 { bytesFromUpstream.values.reduce(0, +) }
+
+        private func responses(with outcome: CacheStatus) -> Int {
+            responses.reduce(0) { $0 + ($1.key.cache == outcome.rawValue ? $1.value : 0) }
+        }
     }
 
     /// Status code and cache outcome of a response.
@@ -52,25 +56,24 @@ final class GatewayMetrics: Sendable {
         }
     }
 
-    private let state = Mutex(Snapshot())
-    /// Response counts and cache bytes, apart from `state`: they change on every response.
+    /// What upstream traffic changes, under a lock (once per fetch, not per response).
+    private struct UpstreamCounters {
+        var bytes: [String: Int64] = [:]
+        var firstByte: [String: Histogram] = [:]
+        var errors: [String: [String: Int]] = [:]
+    }
+
+    private let upstreamCounters = Mutex(UpstreamCounters())
+    /// Response counts and cache bytes, without a lock: they change on every response.
     private let tally = ResponseTally()
     private let cacheBytes = Atomic<Int64>(0)
 
     /// A copy of every counter.
     var snapshot: Snapshot {
-        var snapshot = state.withLock { $0 }
-        snapshot.bytesFromCache = cacheBytes.load(ordering: .relaxed)
-        snapshot.responses = tally.counted
-        for (key, count) in snapshot.responses {
-            switch key.cache {
-            case CacheStatus.hit.rawValue: snapshot.hits += count
-            case CacheStatus.miss.rawValue: snapshot.misses += count
-            case CacheStatus.partial.rawValue: snapshot.partialHits += count
-            default: break
-            }
-        }
-        return snapshot
+        let counters = upstreamCounters.withLock { $0 }
+        return Snapshot(
+            responses: tally.counted, bytesFromCache: cacheBytes.load(ordering: .relaxed),
+            bytesFromUpstream: counters.bytes, firstByte: counters.firstByte, upstreamErrors: counters.errors)
     }
 
     /// Counts one finished response.
@@ -85,16 +88,16 @@ final class GatewayMetrics: Sendable {
 
     /// Counts bytes received from `upstream`.
     func add(bytesFromUpstream count: Int64, upstream: String) {
-        state.withLock { $0.bytesFromUpstream[upstream, default: 0] += count }
+        upstreamCounters.withLock { $0.bytes[upstream, default: 0] += count }
     }
 
     /// Records an upstream's time to first byte.
     func observeFirstByte(_ duration: Duration, upstream: String) {
-        state.withLock { $0.firstByte[upstream, default: Histogram()].observe(duration.timeInterval) }
+        upstreamCounters.withLock { $0.firstByte[upstream, default: Histogram()].observe(duration.timeInterval) }
     }
 
     /// Counts a failed upstream request.
     func recordUpstreamError(_ error: UpstreamError, upstream: String) {
-        state.withLock { $0.upstreamErrors[upstream, default: [:]][error.kind, default: 0] += 1 }
+        upstreamCounters.withLock { $0.errors[upstream, default: [:]][error.kind, default: 0] += 1 }
     }
 }
