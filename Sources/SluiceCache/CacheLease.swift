@@ -2,7 +2,7 @@ import Synchronization
 
 /// Keeps an asset's chunks from being evicted (by size or age) while held: take one for each reader in
 /// progress, release it when the response ends. Purges and version changes still remove the asset, but
-/// they unlink its data file, so a descriptor already open keeps reading the old bytes.
+/// they unlink its data file, so a descriptor or mapping already open keeps reading the old bytes.
 ///
 /// Thread-safe; `release()` is idempotent, needs no lock, and also runs when the lease is deinitialized.
 public final class CacheLease: Sendable {

@@ -35,10 +35,9 @@ extension ChunkStore {
         return out
     }
 
-    /// An open file region holding the plaintext of `range` of the version with `validator`, for `sendfile`:
-    /// nil when the cache is encrypted, the cached version is another one, or any chunk covering the range
-    /// is neither present nor pending. The region's lease keeps
-    /// the chunks from eviction; the caller closes the descriptor and releases the lease when the transfer
+    /// The region of a data file holding the plaintext of `range` of the version with `validator`: nil when the
+    /// cache is encrypted, the cached version is another one, or any chunk covering the range is neither present
+    /// nor pending. The region's lease keeps the chunks from eviction; the caller releases it when the transfer
     /// ends.
     public func fileRegion(_ range: ByteRange, of assetID: String, validator: String?) -> CacheFileRegion? {
         guard sealer == nil else { return nil }
@@ -53,10 +52,7 @@ extension ChunkStore {
                 try state.beginFileRead(key: key, range: range, validator: validator)
             })
         else { return nil }
-        let lease = CacheLease(count)
-        // The response closes its descriptor; the shared handle stays open for the next reader.
-        guard let descriptor = FileIO.duplicate(file.descriptor) else { return nil }
-        return CacheFileRegion(descriptor: descriptor, offset: range.first, count: range.count, lease: lease)
+        return CacheFileRegion(file: file, offset: range.first, count: range.count, lease: CacheLease(count))
     }
 
     /// The stored bytes of a chunk, checked for length; the caller holds a lease.

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Thread-safe: every method may be called from any thread (HTTP workers, the fill coordinator, the CLI).
 /// One mutex guards the index connection and the accounting; it is held only for SQL statements and
-/// metadata calls (`fstat`, `ftruncate`, `unlink`), never while chunk bytes are read, written or synced.
+/// metadata calls (`fstat`, `ftruncate`, `unlink`, `mmap`), never while chunk bytes are read, written or synced.
 /// A background committer (its own serial queue) syncs written chunks and marks them present; background
 /// maintenance (another serial queue) sweeps, scrubs and reclaims after ``startMaintenance()``.
 ///
@@ -224,8 +224,8 @@ public final class ChunkStore: Sendable {
         return try state.withLock { state throws(CacheError) in try state.openIndex().setPinned(key, pinned) }
     }
 
-    /// Removes an asset's entry and chunks; false when it had no entry. Readers holding a descriptor keep
-    /// reading the old (unlinked) file.
+    /// Removes an asset's entry and chunks; false when it had no entry. Readers holding a descriptor or mapping
+    /// keep reading the old (unlinked) file.
     @discardableResult
     public func purge(_ assetID: String) throws(CacheError) -> Bool {
         let key = CacheLayout.key(for: assetID)

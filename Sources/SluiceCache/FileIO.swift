@@ -23,6 +23,21 @@ enum FileIO {
         return copy >= 0 ? copy : nil
     }
 
+    /// The first `length` bytes of a file mapped read-only and shared (`mmap(2)`), or nil when they cannot be
+    /// (no address space left, `RLIMIT_AS`, an empty file). Unmap them with ``unmap(_:)``.
+    static func map(_ descriptor: Int32, length: Int64) -> UnsafeRawBufferPointer? {
+        guard length > 0, length <= Int64(Int.max),
+            let address = mmap(nil, Int(length), PROT_READ, MAP_SHARED, descriptor, 0),
+            address != UnsafeMutableRawPointer(bitPattern: -1)  // MAP_FAILED
+        else { return nil }
+        return UnsafeRawBufferPointer(start: address, count: Int(length))
+    }
+
+    /// `munmap(2)` of what ``map(_:length:)`` returned.
+    static func unmap(_ bytes: UnsafeRawBufferPointer) {
+        _ = munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
+    }
+
     static func close(_ descriptor: Int32) {
         // close(2) must not be retried on EINTR on Linux: the descriptor is already released.
         _ = Glibc.close(descriptor)

@@ -5,10 +5,10 @@ extension StoreState {
     /// Admits a read of `range` of the version with `validator`: every chunk covering it must be readable.
     /// Takes a lease the caller releases and hands out the shared read-only data-file handle.
     mutating func beginRead(key: String, range: ByteRange, validator: String?) throws(CacheError) -> ReadAccess {
-        let indices = try admit(key: key, range: range, validator: validator)
+        let (indices, length) = try admit(key: key, range: range, validator: validator)
         let chunks = try readableChunks(key, in: indices)
         guard chunks.count == indices.count else { throw .notCached }
-        let (file, lease) = try leaseFile(key)
+        let (file, lease) = try leaseFile(key, length: length)
         return ReadAccess(file: file, lease: lease, chunks: chunks.values.sorted { $0.index < $1.index })
     }
 
@@ -16,11 +16,11 @@ extension StoreState {
     mutating func beginFileRead(key: String, range: ByteRange, validator: String?) throws(CacheError)
         -> (file: DataFileHandle, lease: LeaseCount)
     {
-        let indices = try admit(key: key, range: range, validator: validator)
+        let (indices, length) = try admit(key: key, range: range, validator: validator)
         guard try openIndex().allPresent(key, in: indices, orPending: { runtime[key]?.pending[$0] != nil }) else {
             throw .notCached
         }
-        return try leaseFile(key)
+        return try leaseFile(key, length: length)
     }
 
     /// The recorded content info of `key` and when it was fetched.
@@ -28,30 +28,37 @@ extension StoreState {
         try openIndex().asset(key) { ($0.info, $0.fetchedAt) }
     }
 
-    /// The chunk indices covering `range` when the version with `validator` is recorded and long enough.
-    private func admit(key: String, range: ByteRange, validator: String?) throws(CacheError) -> ClosedRange<Int64> {
+    /// The chunk indices covering `range`, and the asset's length, when the version with `validator` is recorded
+    /// and long enough.
+    private func admit(key: String, range: ByteRange, validator: String?) throws(CacheError)
+        -> (indices: ClosedRange<Int64>, length: Int64)
+    {
         guard let (length, sameVersion) = try openIndex().asset(key, { ($0.info.length, $0.validator == validator) }),
             range.last < length
         else { throw .notCached }
         guard sameVersion else { throw .stale }
-        return (range.first / chunkSize)...(range.last / chunkSize)
+        return ((range.first / chunkSize)...(range.last / chunkSize), length)
     }
 
-    /// The data file of an admitted read, with a lease taken and the access recorded.
-    private mutating func leaseFile(_ key: String) throws(CacheError) -> (file: DataFileHandle, lease: LeaseCount) {
-        guard let file = try dataFile(key) else { throw .notCached }
+    /// The data file of an admitted read of an asset of `length` bytes, with a lease taken and the access
+    /// recorded.
+    private mutating func leaseFile(_ key: String, length: Int64) throws(CacheError)
+        -> (file: DataFileHandle, lease: LeaseCount)
+    {
+        guard let file = try dataFile(key, length: length) else { throw .notCached }
         touches[key] = now()
         return (file, takeLease(key))
     }
 
-    /// The shared read-only handle of `key`'s data file, opened when not open yet; nil when there is no file.
-    mutating func dataFile(_ key: String) throws(CacheError) -> DataFileHandle? {
+    /// The shared read-only handle of the data file of `key`, an asset of `length` bytes, opened (and, in a
+    /// plaintext store, mapped) when not open yet; nil when there is no file.
+    mutating func dataFile(_ key: String, length: Int64) throws(CacheError) -> DataFileHandle? {
         if let open = openFiles[key] { return open }
         guard let descriptor = try FileIO.openIfExists(layout.dataFile(forKey: key), O_RDONLY) else { return nil }
         if openFiles.count >= Self.maxOpenFiles, let victim = openFiles.keys.first {
             openFiles[victim] = nil
         }
-        let file = DataFileHandle(descriptor: descriptor)
+        let file = DataFileHandle(descriptor: descriptor, mappedLength: encrypted ? 0 : length)
         openFiles[key] = file
         return file
     }

@@ -3,7 +3,7 @@ import SluiceCore
 
 /// Everything ``ChunkStore`` guards with its mutex: the index connection, byte accounting and the
 /// in-memory state of assets being written or read. Its methods run with the mutex held and do only short
-/// work: SQL statements, `unlink`, `ftruncate`, `fstat` — never data reads, writes or syncs.
+/// work: SQL statements, `unlink`, `ftruncate`, `fstat`, `mmap` — never data reads, writes or syncs.
 struct StoreState {
     let layout: CacheLayout
     let chunkSize: Int64

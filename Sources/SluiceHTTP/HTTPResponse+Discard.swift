@@ -9,7 +9,7 @@ extension HTTPResponse.Body {
             close(descriptor)
         case .stream(_, let source):
             source.close(completed: false)
-        case .empty, .bytes, .head:
+        case .empty, .bytes, .borrowed, .head:
             break
         }
     }

@@ -38,6 +38,19 @@ extension HTTPResponse {
                     buffer.count, UnsafeMutableRawPointer(mutating: buffer.baseAddress), .RESPMEM_MUST_COPY)
             }
             return pointer.map { PreparedResponse(pointer: $0, stream: nil, length: Int64(bytes.count)) }
+        case .borrowed(let borrowed):
+            // libmicrohttpd sends from the bytes in place (with the header in one `sendmsg` when it can) and calls
+            // the free callback when it is done with them: the owner stays retained until then.
+            let owner = Unmanaged.passRetained(borrowed.owner as AnyObject)
+            guard
+                let pointer = MHD_create_response_from_buffer_with_free_callback_cls(
+                    borrowed.bytes.count, UnsafeMutableRawPointer(mutating: borrowed.bytes.baseAddress),
+                    mhdReleaseOwner, owner.toOpaque())
+            else {
+                owner.release()
+                return nil
+            }
+            return PreparedResponse(pointer: pointer, stream: nil, length: Int64(borrowed.bytes.count))
         case .file(let descriptor, let offset, let length):
             guard offset >= 0, length >= 0 else { return nil }
             // Sent with sendfile; libmicrohttpd closes the descriptor when the response is destroyed.

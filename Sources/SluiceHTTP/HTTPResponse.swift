@@ -6,6 +6,8 @@ public struct HTTPResponse: Sendable {
         case empty
         /// Bytes in memory.
         case bytes([UInt8])
+        /// Bytes another object keeps in memory (a range of a file mapping), sent without copying them first.
+        case borrowed(BorrowedBytes)
         /// `length` bytes of an open file from `offset`, sent with `sendfile`. The server closes `descriptor`
         /// when the response is done (or was never sent).
         case file(descriptor: Int32, offset: Int64, length: Int64)
@@ -25,7 +27,7 @@ public struct HTTPResponse: Sendable {
     public var body: Body
     /// Runs once when the exchange ends: `true` when the whole response was sent, `false` when it failed, the
     /// client left, or the response was never sent. Releases what the body depends on (a cache lease that keeps
-    /// a `.file` body's bytes in place). Runs on a server worker thread or the thread that discards the response.
+    /// a `.file` or `.borrowed` body's bytes in place). Runs on a server worker thread or the thread that discards the response.
     public var onComplete: (@Sendable (_ completed: Bool) -> Void)?
 
     /// Creates a response; `onComplete` runs when it ends (see ``onComplete``).

@@ -67,6 +67,12 @@ func mhdStreamRelease(cls: UnsafeMutableRawPointer?) {
     Unmanaged<StreamBody>.fromOpaque(cls).release()
 }
 
+/// Free callback of a ``HTTPResponse/Body/borrowed(_:)`` body: releases the owner retained for the response.
+func mhdReleaseOwner(cls: UnsafeMutableRawPointer?) {
+    guard let cls else { return }
+    Unmanaged<AnyObject>.fromOpaque(cls).release()
+}
+
 /// Content reader of a ``HTTPResponse/Body/head(length:)`` answer: libmicrohttpd does not read the body of a
 /// HEAD response, so reaching it means the body was used for another method.
 func mhdNoBodyReader(cls: UnsafeMutableRawPointer?, position: UInt64, buffer: UnsafeMutablePointer<CChar>?, max: Int)

@@ -22,6 +22,50 @@ extension CacheTests {
             try await Self.scenario(chunk: 6, label: "scrub") { store in try store.scrub(bytes: 64 << 20) }
         }
 
+        /// A data file truncated behind the gateway's back (by hand, or a failing disk): a hit on the lost bytes ends
+        /// early, whether it is sent from the file's mapping (a small range) or by `sendfile` (a large one), and the
+        /// gateway goes on serving what is left. The gateway runs in this process: a fault on the mapping that
+        /// reached the process, rather than failing the send, would end the test run.
+        @Test(.timeLimit(.minutes(2)))
+        func truncatedDataFileCutsHitsShortWithoutHarmingTheProcess() async throws {
+            let content = try TemporaryDirectory()
+            let data = try RandomData.file(Self.path, in: content, count: Self.fileSize)
+            let origin = try await Peer.faultOrigin(root: content.path)
+            defer { origin.stop() }
+            let cache = try TemporaryDirectory()
+            let settings = CacheFixture.Settings(directory: cache.file("cache"), chunkSize: Self.chunkSize)
+            let key = ChunkStore.storageKey(for: CacheFixture.assetID(Self.path))
+            let dataFile = "\(settings.directory)/data/\(key.prefix(2))/\(key).dat"
+            let end = Int64(Self.fileSize) - 1
+            let lost = [(end - (64 << 10) + 1)...end, (end - (2 << 20) + 1)...end]
+            try await CacheFixture.withGateway(origin, settings) { gateway in
+                func get(_ range: ClosedRange<Int64>) async throws -> StreamedResponse {
+                    try await CacheStreamClient.get(
+                        port: gateway.port, target: CacheFixture.target(Self.path),
+                        headers: ["Range": "bytes=\(range.lowerBound)-\(range.upperBound)"],
+                        expected: .bytes(data, offset: range.lowerBound), timeoutSeconds: 3)
+                }
+                let warm = try await CacheStreamClient.get(
+                    port: gateway.port, target: CacheFixture.target(Self.path), expected: .bytes(data, offset: 0))
+                #expect(warm.exact)
+                for range in lost {
+                    let hit = try await get(range)
+                    #expect(hit.exact && hit.header("X-Cache") == "HIT", "\(range): \(hit.summary)")
+                }
+                guard truncate(dataFile, off_t(Self.fileSize / 2)) == 0 else {
+                    throw PeerError("truncate: errno \(errno)")
+                }
+                for range in lost {
+                    // No head at all (the mapped send fails before any byte) or a body that stops (`sendfile` finds
+                    // the end of the file, and libmicrohttpd waits for bytes that never come) is a cut response.
+                    let cut = try? await get(range)
+                    #expect(cut.map { !$0.complete } ?? true, "\(range): \(cut?.summary ?? "no response")")
+                }
+                let kept = try await get(0...(64 << 10) - 1)
+                #expect(kept.exact && kept.header("X-Cache") == "HIT", "\(kept.summary)")
+            }
+        }
+
         /// Warms the file, stops the gateway, flips bytes in the middle of `chunk`, runs `check` on the store (the
         /// gateway stopped, as `sluice cache verify --dir` would), restarts, and reads the file again.
         private static func scenario(

@@ -57,6 +57,15 @@ struct CacheFixture {
         }.count
     }
 
+    /// Mappings of this process on data files under the cache directory (`/proc/self/maps` lines; an unlinked
+    /// file's line ends in " (deleted)"). SQLite's shared-memory file is not counted.
+    func mappedDataFiles() -> Int {
+        let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
+        return maps.split(separator: "\n").filter { line in
+            line.contains(directory + "/") && (line.hasSuffix(".dat") || line.hasSuffix(".dat (deleted)"))
+        }.count
+    }
+
     /// The data file of an asset, located by its key as the store names it.
     func dataFiles() -> [String] {
         let data = directory + "/data"

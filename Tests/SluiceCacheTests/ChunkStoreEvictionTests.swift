@@ -130,7 +130,6 @@ import Testing
         let all = ByteRange(first: 0, last: Self.chunk * 4 - 1)
         var regions: [CacheFileRegion] = []
         for _ in 0..<64 { regions.append(try #require(store.fileRegion(all, of: "nas://read", validator: "\"v1\""))) }
-        for region in regions { close(region.descriptor) }
         let last = regions.removeLast()
         await withTaskGroup(of: Void.self) { group in
             for region in regions { group.addTask { region.lease.release() } }

@@ -11,18 +11,42 @@ import Testing
     static let chunk: Int64 = 64 << 10
     static let length = chunk * 3
 
-    /// The bytes a file region refers to, read through its descriptor (closed here, lease released); `Data`, so
-    /// that a failed comparison prints sizes rather than every byte.
+    /// The bytes a file region refers to, read through a descriptor of its own and through the data file's
+    /// mapping, which must agree (descriptor closed, lease released); `Data`, so that a failed comparison prints
+    /// sizes rather than every byte.
     func bytes(of region: CacheFileRegion) -> Data {
-        defer {
-            close(region.descriptor)
-            region.lease.release()
-        }
+        defer { region.lease.release() }
+        guard let descriptor = region.openDescriptor() else { return Data() }
+        defer { close(descriptor) }
         var out = [UInt8](repeating: 0, count: Int(region.count))
-        let got = out.withUnsafeMutableBytes {
-            pread(region.descriptor, $0.baseAddress, $0.count, off_t(region.offset))
+        let got = out.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, off_t(region.offset)) }
+        guard got == out.count else { return Data() }
+        let mapped = region.mapped.map { Data($0.bytes) }
+        #expect(mapped == Data(out), "the mapping holds the bytes the descriptor reads")
+        return Data(out)
+    }
+
+    @Test func chunksWrittenAfterTheFileWasMappedAreReadThroughTheMapping() throws {
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let store = try fixture.open(fixture.options(chunkSize: Self.chunk))
+        let expected = objectBytes(length: Self.length, chunkSize: Self.chunk, seed: 4)
+        try store.fill("nas://a", length: Self.length, chunks: [0], seed: 4)
+        let first = ByteRange(first: 0, last: Self.chunk - 1)
+        #expect(
+            bytes(of: try #require(store.fileRegion(first, of: "nas://a", validator: "\"v1\"")))
+                == Data(expected[..<Int(Self.chunk)]))
+        // The file grows past the end it had when it was mapped; the same handle (and mapping) serves the new tail.
+        try store.fill("nas://a", length: Self.length, chunks: [2], seed: 4)
+        let last = ByteRange(first: 2 * Self.chunk + 100, last: Self.length - 1)
+        do {
+            let region = try #require(store.fileRegion(last, of: "nas://a", validator: "\"v1\""))
+            #expect(region.mapped != nil)
+            #expect(bytes(of: region) == Data(expected[Int(last.first)...]))
         }
-        return got == out.count ? Data(out) : Data()
+        #expect(fixture.mappedDataFiles() == 1)
+        store.close()
+        #expect(fixture.mappedDataFiles() == 0, "closing the store unmaps its data files")
     }
 
     @Test func replacedVersionIsReadFromItsOwnFile() throws {
@@ -114,8 +138,10 @@ import Testing
             if overhead == nil { overhead = open - 1 }
             #expect(open <= overhead! + StoreState.maxOpenFiles)
         }
+        #expect(fixture.mappedDataFiles() <= StoreState.maxOpenFiles)
         store.close()
         #expect(fixture.openDescriptors() == 0)
+        #expect(fixture.mappedDataFiles() == 0)
     }
 
     @Test func memoForgetsBeyondItsBounds() {

@@ -250,12 +250,14 @@ import Testing
         try store.fill("nas://a", length: Self.length, chunks: [0, 1, 2])
         let range = ByteRange(first: 100, last: Self.chunk + 100)
         let region = try #require(store.fileRegion(range, of: "nas://a", validator: "\"v1\""))
-        defer { close(region.descriptor) }
+        let descriptor = try #require(region.openDescriptor())
+        defer { close(descriptor) }
         #expect(region.offset == 100)
         #expect(region.count == range.count)
         var buffer = [UInt8](repeating: 0, count: Int(region.count))
-        #expect(pread(region.descriptor, &buffer, buffer.count, off_t(region.offset)) == buffer.count)
+        #expect(pread(descriptor, &buffer, buffer.count, off_t(region.offset)) == buffer.count)
         #expect(buffer == Array(objectBytes(length: Self.length, chunkSize: Self.chunk)[100...Int(Self.chunk + 100)]))
+        #expect(region.mapped.map { Array($0.bytes) } == buffer)
         region.lease.release()
         region.lease.release()
         #expect(region.lease.isReleased)
@@ -327,13 +329,16 @@ import Testing
         for round in 0..<30 {
             try store.fill("nas://\(round)", length: Self.length, chunks: [0, 1, 2])
             _ = try store.read(ByteRange(first: 0, last: Self.length - 1), of: "nas://\(round)", validator: "\"v1\"")
-            if let region = store.fileRegion(ByteRange(first: 0, last: 9), of: "nas://\(round)", validator: "\"v1\"") {
-                close(region.descriptor)
+            if let region = store.fileRegion(ByteRange(first: 0, last: 9), of: "nas://\(round)", validator: "\"v1\""),
+                let descriptor = region.openDescriptor()
+            {
+                close(descriptor)
                 region.lease.release()
             }
         }
         _ = try store.verify(dropBad: false)
         store.close()
         #expect(fixture.openDescriptors() == 0)
+        #expect(fixture.mappedDataFiles() == 0)
     }
 }
