@@ -60,7 +60,11 @@ struct CacheFixture {
     /// Mappings of this process on data files under the cache directory (`/proc/self/maps` lines; an unlinked
     /// file's line ends in " (deleted)"). SQLite's shared-memory file is not counted.
     func mappedDataFiles() -> Int {
-        let maps = (try? String(contentsOfFile: "/proc/self/maps", encoding: .utf8)) ?? ""
+        // Read to the end in a loop: a /proc file reports no size.
+        let maps =
+            FileHandle(forReadingAtPath: "/proc/self/maps").map {
+                String(decoding: $0.readDataToEndOfFile(), as: UTF8.self)
+            } ?? ""
         return maps.split(separator: "\n").filter { line in
             line.contains(directory + "/") && (line.hasSuffix(".dat") || line.hasSuffix(".dat (deleted)"))
         }.count

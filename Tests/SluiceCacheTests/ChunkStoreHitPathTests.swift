@@ -44,7 +44,8 @@ import Testing
             #expect(region.mapped != nil)
             #expect(bytes(of: region) == Data(expected[Int(last.first)...]))
         }
-        #expect(fixture.mappedDataFiles() == 1)
+        // /proc/self/maps is not read atomically: a line can be missed while other tests map and unmap files.
+        #expect((0..<5).contains { _ in fixture.mappedDataFiles() == 1 }, "the store keeps the file mapped")
         store.close()
         #expect(fixture.mappedDataFiles() == 0, "closing the store unmaps its data files")
     }
