@@ -45,7 +45,7 @@ extension HTTPResponse {
             guard
                 let pointer = MHD_create_response_from_buffer_with_free_callback_cls(
                     borrowed.bytes.count, UnsafeMutableRawPointer(mutating: borrowed.bytes.baseAddress),
-                    mhdReleaseOwner, owner.toOpaque())
+                    mhdReleaseRetained, owner.toOpaque())
             else {
                 owner.release()
                 return nil
@@ -63,7 +63,7 @@ extension HTTPResponse {
             let context = Unmanaged.passRetained(stream)
             guard
                 let pointer = MHD_create_response_from_callback(
-                    UInt64(length), Self.streamBlockSize, mhdStreamReader, context.toOpaque(), mhdStreamRelease)
+                    UInt64(length), Self.streamBlockSize, mhdStreamReader, context.toOpaque(), mhdReleaseRetained)
             else {
                 context.release()
                 return nil

@@ -27,7 +27,8 @@ public struct HTTPResponse: Sendable {
     public var body: Body
     /// Runs once when the exchange ends: `true` when the whole response was sent, `false` when it failed, the
     /// client left, or the response was never sent. Releases what the body depends on (a cache lease that keeps
-    /// a `.file` or `.borrowed` body's bytes in place). Runs on a server worker thread or the thread that discards the response.
+    /// a `.file` or `.borrowed` body's bytes in place). Runs on a server worker thread or the thread that discards
+    /// the response.
     public var onComplete: (@Sendable (_ completed: Bool) -> Void)?
 
     /// Creates a response; `onComplete` runs when it ends (see ``onComplete``).

@@ -61,14 +61,9 @@ func mhdStreamReader(cls: UnsafeMutableRawPointer?, position: UInt64, buffer: Un
     return stream.read(at: position, into: UnsafeMutableRawBufferPointer(start: buffer, count: max))
 }
 
-/// Free callback of a streamed body: releases the ``StreamBody`` retained for the response.
-func mhdStreamRelease(cls: UnsafeMutableRawPointer?) {
-    guard let cls else { return }
-    Unmanaged<StreamBody>.fromOpaque(cls).release()
-}
-
-/// Free callback of a ``HTTPResponse/Body/borrowed(_:)`` body: releases the owner retained for the response.
-func mhdReleaseOwner(cls: UnsafeMutableRawPointer?) {
+/// Free callback of a response whose `cls` is an object retained for it (a streamed body's ``StreamBody``, a
+/// borrowed body's owner): releases it.
+func mhdReleaseRetained(cls: UnsafeMutableRawPointer?) {
     guard let cls else { return }
     Unmanaged<AnyObject>.fromOpaque(cls).release()
 }
