@@ -19,7 +19,9 @@ import Testing
 
     @Test func inFlightResponseCompletesAndNewConnectionsAreRefused() async throws {
         let content = try TemporaryDirectory()
-        let data = try RandomData.file("a.bin", in: content, count: 1 << 20)
+        // 16 s at the slow rate: the response is still in flight when the check below runs, even when a loaded
+        // machine (the whole suite in parallel on two cores) delays this task by seconds.
+        let data = try RandomData.file("a.bin", in: content, count: 4 << 20)
         let origin = try await Peer.faultOrigin(root: content.path, options: ["--slow-rate", "262144"])
         try await GatewayProcess.run(configJSON: Self.config(origin: origin, grace: "30s")) { gateway in
             let download = try StreamingDownload(port: gateway.port, target: "/stream/slow/a.bin")
