@@ -17,10 +17,17 @@ public struct AssetID: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses `scheme://path`; the path is taken literally (not percent-decoded).
     public init(parsing text: String) throws(AssetPathError) {
-        guard let separator = text.range(of: "://") else { throw .badAssetID }
-        let scheme = String(text[..<separator.lowerBound])
+        // Split on bytes: a path starting with a combining mark or an emoji modifier joins the `/` before it into
+        // one Character, and a Character-wise search would not find `://`. A scheme holds no `:`, so the first one
+        // starts the separator.
+        let bytes = text.utf8
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes[colon...].starts(with: "://".utf8) else {
+            throw .badAssetID
+        }
+        let scheme = String(Substring(bytes[..<colon]))
         guard Self.isValidUpstreamName(scheme) else { throw .badAssetID }
-        self.init(upstream: scheme, path: try AssetPath(plain: String(text[separator.upperBound...])))
+        self.init(
+            upstream: scheme, path: try AssetPath(plain: String(Substring(bytes[bytes.index(colon, offsetBy: 3)...]))))
     }
 
     /// The gateway URL path that streams this asset: `/stream/{upstream}/{percent-encoded path}`.

@@ -26,6 +26,10 @@ struct AssetPathTests {
     @Test(arguments: [
         ("nas://music/a.mp3", "nas", "/stream/nas/music/a.mp3"),
         ("films://2024/my trailer.mp4", "films", "/stream/films/2024/my%20trailer.mp4"),
+        // A path that starts with a combining mark or an emoji modifier: after `/` they form one Character with
+        // it, so the `://` separator is not on a Character boundary (found by Schemathesis).
+        ("nas://\u{301}a.mp3", "nas", "/stream/nas/%CC%81a.mp3"),
+        ("nas://\u{1F3FB}/x", "nas", "/stream/nas/%F0%9F%8F%BB/x"),
     ])
     func parsesAssetIDs(text: String, upstream: String, streamPath: String) throws {
         let id = try AssetID(parsing: text)
