@@ -76,7 +76,7 @@ public final class ChunkStore: Sendable {
         do {
             (index, rebuilt) = try Self.openIndex(layout: layout, walLimit: walLimit, logger: logger, now: now)
         } catch {
-            FileIO.close(lockDescriptor)
+            FileIO.unlockAndClose(lockDescriptor)
             throw error
         }
         state.index = index
@@ -85,7 +85,7 @@ public final class ChunkStore: Sendable {
             state.dataBytes = try index.totalAllocated()
         } catch {
             index.close()
-            FileIO.close(lockDescriptor)
+            FileIO.unlockAndClose(lockDescriptor)
             throw error
         }
         let asideIndexes = ((try? FileManager.default.contentsOfDirectory(atPath: layout.root)) ?? [])
@@ -121,7 +121,7 @@ public final class ChunkStore: Sendable {
             index.close()
             state.index = nil
             state.openFiles.removeAll()
-            state.lockDescriptor.map(FileIO.close)
+            state.lockDescriptor.map(FileIO.unlockAndClose)
             state.lockDescriptor = nil
         }
     }
@@ -130,7 +130,7 @@ public final class ChunkStore: Sendable {
         state.withLock { state in
             state.maintenance?.cancel()
             state.index?.close()
-            state.lockDescriptor.map(FileIO.close)
+            state.lockDescriptor.map(FileIO.unlockAndClose)
         }
     }
 

@@ -145,6 +145,14 @@ enum FileIO {
         return descriptor
     }
 
+    /// Releases a lock taken by ``lockExclusively(_:)`` and closes its descriptor. The lock belongs to the open file,
+    /// not to the descriptor: a child process being spawned at that moment holds a copy of every descriptor until it
+    /// execs, and closing alone would leave the directory locked until then.
+    static func unlockAndClose(_ descriptor: Int32) {
+        _ = flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+
     /// `rename(2)`.
     static func rename(_ from: String, to: String) throws(CacheError) {
         guard Glibc.rename(from, to) == 0 else { throw .io(call: "rename", errno: errno) }

@@ -87,7 +87,7 @@ import Testing
         let secret = Array("outside the root".utf8)
         try outside.write("secret.bin", secret)
         let root = try TemporaryDirectory()
-        let inside = try RandomData.file("films/real.bin", in: root, count: 5000)
+        let inside = try await RandomData.file("films/real.bin", in: root, count: 5000)
         try FileManager.default.createSymbolicLink(
             atPath: root.file("escape.bin"), withDestinationPath: outside.file("secret.bin"))
         try FileManager.default.createSymbolicLink(atPath: root.file("elsewhere"), withDestinationPath: outside.path)

@@ -20,10 +20,12 @@ extension CacheTests {
         @Test(.timeLimit(.minutes(3)))
         func diskUseStaysUnderTheCapAndABiggerFilePlays() async throws {
             let content = try TemporaryDirectory()
-            let data = try (0..<Self.files).map { index in
-                try RandomData.file("c\(index).bin", in: content, count: Self.fileSize)
+            var files: [[UInt8]] = []
+            for index in 0..<Self.files {
+                files.append(try await RandomData.file("c\(index).bin", in: content, count: Self.fileSize))
             }
-            let big = try RandomData.file("big.bin", in: content, count: Int(2 * Self.maxSize))
+            let data = files
+            let big = try await RandomData.file("big.bin", in: content, count: Int(2 * Self.maxSize))
             let origin = try await Peer.faultOrigin(root: content.path, options: ["--slow-rate", "\(Self.slowRate)"])
             defer { origin.stop() }
             let cache = try TemporaryDirectory()

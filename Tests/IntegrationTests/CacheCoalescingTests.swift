@@ -27,7 +27,7 @@ extension CacheTests {
         /// origin's body bytes stay within 2% of the file size.
         private static func run(offsets: [Int], label: String) async throws {
             let content = try TemporaryDirectory()
-            let data = try RandomData.file("movie.bin", in: content, count: fileSize)
+            let data = try await RandomData.file("movie.bin", in: content, count: fileSize)
             let origin = try await Peer.faultOrigin(root: content.path)
             defer { origin.stop() }
             let cache = try TemporaryDirectory()

@@ -17,9 +17,11 @@ extension CacheTests {
             print("cache crash: seed \(seed)")
             var generator = SeededGenerator(seed: seed)
             let content = try TemporaryDirectory()
-            let data = try (0..<Self.files).map { index in
-                try RandomData.file("f\(index).bin", in: content, count: Self.fileSize)
+            var files: [[UInt8]] = []
+            for index in 0..<Self.files {
+                files.append(try await RandomData.file("f\(index).bin", in: content, count: Self.fileSize))
             }
+            let data = files
             let origin = try await Peer.faultOrigin(root: content.path, options: ["--slow-rate", "\(Self.slowRate)"])
             defer { origin.stop() }
             let cache = try TemporaryDirectory()

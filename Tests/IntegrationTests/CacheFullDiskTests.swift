@@ -11,7 +11,7 @@ extension CacheTests {
         @Test(.timeLimit(.minutes(3)))
         func aFullDiskStreamsThroughWithoutACrash() async throws {
             let content = try TemporaryDirectory()
-            let data = try RandomData.file("long.bin", in: content, count: Self.fileSize)
+            let data = try await RandomData.file("long.bin", in: content, count: Self.fileSize)
             let origin = try await Peer.faultOrigin(root: content.path)
             defer { origin.stop() }
             let disk = try CacheSmallDisk(assetID: CacheFixture.assetID("long.bin"))

@@ -29,7 +29,7 @@ extension CacheTests {
         @Test(.timeLimit(.minutes(2)))
         func truncatedDataFileCutsHitsShortWithoutHarmingTheProcess() async throws {
             let content = try TemporaryDirectory()
-            let data = try RandomData.file(Self.path, in: content, count: Self.fileSize)
+            let data = try await RandomData.file(Self.path, in: content, count: Self.fileSize)
             let origin = try await Peer.faultOrigin(root: content.path)
             defer { origin.stop() }
             let cache = try TemporaryDirectory()
@@ -76,7 +76,7 @@ extension CacheTests {
             chunk: Int64, label: String, check: (ChunkStore) throws -> VerifyReport
         ) async throws {
             let content = try TemporaryDirectory()
-            let data = try RandomData.file(path, in: content, count: fileSize)
+            let data = try await RandomData.file(path, in: content, count: fileSize)
             let origin = try await Peer.faultOrigin(root: content.path)
             defer { origin.stop() }
             let cache = try TemporaryDirectory()

@@ -10,7 +10,7 @@ extension CacheTests {
         @Test(.timeLimit(.minutes(2)))
         func warmedFilePlaysAfterRestartWithTheUpstreamStopped() async throws {
             let content = try TemporaryDirectory()
-            let data = try RandomData.file("song.bin", in: content, count: Self.fileSize)
+            let data = try await RandomData.file("song.bin", in: content, count: Self.fileSize)
             let origin = try await Peer.faultOrigin(root: content.path)
             defer { origin.stop() }
             let cache = try TemporaryDirectory()

@@ -46,7 +46,7 @@ struct StreamedResponse: Sendable {
 /// A blocking HTTP/1.1 `GET` over a plain socket that compares the body with the expected bytes while it streams
 /// (so sixteen 64 MiB bodies never sit in memory), keeps it only on request, may pause between reads, and
 /// reports a body cut short instead of throwing. Each call runs on a thread of its own
-/// (``RawHTTP/onThread(_:)``), so that blocked reads never starve the cooperative pool that runs an in-process
+/// (``onOwnThread(_:)``), so that blocked reads never starve the cooperative pool that runs an in-process
 /// gateway.
 enum CacheStreamClient {
     /// `GET target` from 127.0.0.1:`port` with `headers` (and `Connection: close`). Throws when no complete
@@ -55,7 +55,7 @@ enum CacheStreamClient {
         port: Int, target: String, headers: [String: String] = [:], expected: ExpectedBytes? = nil,
         keepBody: Bool = false, pauseMicroseconds: UInt32 = 0, timeoutSeconds: Int = 60
     ) async throws -> StreamedResponse {
-        try await RawHTTP.onThread {
+        try await onOwnThread {
             try exchange(
                 port: port, target: target, headers: headers, expected: expected, keepBody: keepBody,
                 pauseMicroseconds: pauseMicroseconds,

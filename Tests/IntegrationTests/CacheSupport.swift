@@ -74,7 +74,7 @@ enum CacheFixture {
     /// mtime, so the fault origin's ETag changes, while responses already streaming keep reading the old file.
     static func replace(_ name: String, in directory: TemporaryDirectory, with bytes: [UInt8], modified: Date) throws {
         let staged = directory.file(name + ".next")
-        try Data(bytes).write(to: URL(fileURLWithPath: staged))
+        try FileContent.write(bytes, to: staged)
         try FileManager.default.setAttributes([.modificationDate: modified], ofItemAtPath: staged)
         guard rename(staged, directory.file(name)) == 0 else { throw PeerError("rename failed: errno \(errno)") }
     }

@@ -13,7 +13,7 @@ extension CacheTests {
         @Test(.timeLimit(.minutes(2)))
         func afterTheTTLTheNewVersionIsServedWhole() async throws {
             let content = try TemporaryDirectory()
-            let old = try RandomData.file("v.bin", in: content, count: Self.fileSize)
+            let old = try await RandomData.file("v.bin", in: content, count: Self.fileSize)
             let new = RandomData.bytes(Self.fileSize)
             let origin = try await Peer.faultOrigin(root: content.path)
             defer { origin.stop() }
@@ -50,7 +50,7 @@ extension CacheTests {
         @Test(.timeLimit(.minutes(2)))
         func readersDuringTheReplacementGetOneVersionEach() async throws {
             let content = try TemporaryDirectory()
-            let old = try RandomData.file("w.bin", in: content, count: Self.fileSize)
+            let old = try await RandomData.file("w.bin", in: content, count: Self.fileSize)
             let new = RandomData.bytes(Self.fileSize)
             let origin = try await Peer.faultOrigin(root: content.path)
             defer { origin.stop() }

@@ -16,7 +16,7 @@ import Testing
     static let descriptorSlack = 8
 
     @Test func twoHundredConcurrentRangesAreRightWithBoundedMemoryAndNoDescriptorLeak() async throws {
-        let media = try MediaFixture()
+        let media = try await MediaFixture()
         let nginx = try await Peer.nginx(serving: media.folder.path)
         let config = """
             {

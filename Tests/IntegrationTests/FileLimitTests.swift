@@ -17,7 +17,7 @@ import Testing
 
     @Test func softLimitIsRaisedToTheHardLimitAtStart() async throws {
         let media = try TemporaryDirectory()
-        let data = try RandomData.file("a.bin", in: media, count: 100_000)
+        let data = try await RandomData.file("a.bin", in: media, count: 100_000)
         let config = """
             {
               "server": { "listen": "127.0.0.1:0" },

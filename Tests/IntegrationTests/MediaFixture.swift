@@ -13,8 +13,8 @@ struct MediaFixture: Sendable {
     static let length = 64 << 20
 
     /// Writes the file.
-    init(length: Int = MediaFixture.length) throws {
+    init(length: Int = MediaFixture.length) async throws {
         folder = try TemporaryDirectory()
-        data = try RandomData.file(path, in: folder, count: length)
+        data = try await RandomData.file(path, in: folder, count: length)
     }
 }

@@ -21,7 +21,7 @@ import Testing
         let content = try TemporaryDirectory()
         // 16 s at the slow rate: the response is still in flight when the check below runs, even when a loaded
         // machine (the whole suite in parallel on two cores) delays this task by seconds.
-        let data = try RandomData.file("a.bin", in: content, count: 4 << 20)
+        let data = try await RandomData.file("a.bin", in: content, count: 4 << 20)
         let origin = try await Peer.faultOrigin(root: content.path, options: ["--slow-rate", "262144"])
         try await GatewayProcess.run(configJSON: Self.config(origin: origin, grace: "30s")) { gateway in
             let download = try StreamingDownload(port: gateway.port, target: "/stream/slow/a.bin")
@@ -48,7 +48,7 @@ import Testing
 
     @Test func inFlightResponseIsCutAtTheGraceDeadline() async throws {
         let content = try TemporaryDirectory()
-        let data = try RandomData.file("a.bin", in: content, count: 8 << 20)
+        let data = try await RandomData.file("a.bin", in: content, count: 8 << 20)
         let origin = try await Peer.faultOrigin(root: content.path, options: ["--slow-rate", "262144"])
         try await GatewayProcess.run(configJSON: Self.config(origin: origin, grace: "1s")) { gateway in
             let download = try StreamingDownload(port: gateway.port, target: "/stream/slow/a.bin")

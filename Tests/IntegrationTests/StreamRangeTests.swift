@@ -6,7 +6,7 @@ import Testing
 @Suite struct StreamRangeTests {
     @Test(arguments: OriginKind.allCases)
     func randomRangesMatchTheOrigin(kind: OriginKind) async throws {
-        let media = try MediaFixture()
+        let media = try await MediaFixture()
         let length = media.data.count
         let origin = try await kind.start(serving: media.folder.path)
         let seed = UInt64.random(in: 0 ... .max)

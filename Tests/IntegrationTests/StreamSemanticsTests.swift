@@ -8,7 +8,7 @@ import Testing
     private func withGateway(
         _ kind: OriginKind, _ body: (String, [UInt8]) async throws -> Void
     ) async throws {
-        let media = try MediaFixture(length: 1 << 20)
+        let media = try await MediaFixture(length: 1 << 20)
         let origin = try await kind.start(serving: media.folder.path)
         try await TestGateway.run(upstreams: [origin.upstream]) { gateway in
             try await body(gateway.streamURL("up", media.path), media.data)
@@ -146,7 +146,7 @@ import Testing
         ]
         var files: [String: [UInt8]] = [:]
         for name in names {
-            files[name] = try RandomData.file(name, in: content, count: 1000 + name.utf8.count)
+            files[name] = try await RandomData.file(name, in: content, count: 1000 + name.utf8.count)
         }
         let origin = try await kind.start(serving: content.path)
         try await TestGateway.run(upstreams: [origin.upstream]) { gateway in

@@ -47,7 +47,7 @@ import Testing
 
     @Test func faultOriginCountsAndGatewayServes() async throws {
         let content = try TemporaryDirectory()
-        let data = try RandomData.file("a b.bin", in: content, count: 100_000)
+        let data = try await RandomData.file("a b.bin", in: content, count: 100_000)
         let origin = try await Peer.faultOrigin(root: content.path)
         var upstream = UpstreamConfig(name: "web", kind: .http)
         upstream.baseURL = origin.baseURL

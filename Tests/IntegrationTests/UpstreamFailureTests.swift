@@ -59,11 +59,11 @@ import Testing
     /// (connection closed short of Content-Length) once the gateway's resume attempts are used up, not left hanging.
     @Test func upstreamStallingMidBodyCutsTheResponse() async throws {
         let content = try TemporaryDirectory()
-        let data = try RandomData.file("a.bin", in: content, count: 3 << 20)
+        let data = try await RandomData.file("a.bin", in: content, count: 3 << 20)
         let origin = try await Peer.faultOrigin(root: content.path, options: ["--stall-max", "30"])
         try await TestGateway.run(upstreams: [Self.upstream(.http, origin, prefix: "stall-body/")]) { gateway in
             let started = ContinuousClock.now
-            let outcome = try await RawHTTP.onThread { () -> (head: String, received: Int) in
+            let outcome = try await onOwnThread { () -> (head: String, received: Int) in
                 let socket = try RawHTTP.connect(port: gateway.port, timeoutSeconds: 20)
                 defer { close(socket) }
                 let request = "GET /stream/up/a.bin HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n"

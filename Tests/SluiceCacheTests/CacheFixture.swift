@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import SluiceCache
 import SluiceCore
+import SluiceTestSupport
 import Synchronization
 
 /// A temporary cache directory, removed by `remove()`; builds stores over it.
@@ -106,7 +107,7 @@ final class LogCollector: Sendable {
 
 /// Deterministic test bytes: chunk `index` of an asset filled from `seed`.
 func chunkBytes(_ index: Int64, count: Int, seed: UInt8 = 1) -> [UInt8] {
-    (0..<count).map { UInt8(truncatingIfNeeded: Int(index) &* 131 &+ $0 &* 7 &+ Int(seed)) }
+    SeededGenerator.bytes(count, seed: UInt64(index) << 8 | UInt64(seed))
 }
 
 /// The whole object of `length` bytes cut into chunks of `chunkSize`, as `chunkBytes` produces them.

@@ -2,9 +2,10 @@ import Dispatch
 import Foundation
 import SluiceCache
 import SluiceCore
+import SluiceTestSupport
 import Testing
 
-@Suite struct ChunkStoreEvictionTests {
+@Suite(.ownThread) struct ChunkStoreEvictionTests {
     static let chunk: Int64 = 64 << 10
 
     @Test func leastRecentlyUsedAssetsGoFirst() throws {
@@ -67,7 +68,7 @@ import Testing
         let key = encrypted ? [UInt8](repeating: 9, count: 32) : nil
         let store = try fixture.open(fixture.options(maxSize: maxSize, chunkSize: chunkSize, key: key))
         defer { store.close() }
-        var generator = SplitMix(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         for round in 0..<60 {
             fixture.clock.advance(seconds: 1)
             let id = "nas://asset\(generator.next() % 24)"
@@ -255,20 +256,5 @@ import Testing
         store.flush()
         #expect(fixture.allocatedBytes() <= 1 << 20)
         #expect(try store.stats().diskBytes == fixture.allocatedBytes())
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so that size tests replay the same writes.
-struct SplitMix {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

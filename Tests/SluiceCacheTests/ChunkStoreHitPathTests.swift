@@ -7,7 +7,7 @@ import Testing
 
 /// The hit path answers from memory (``IndexMemo``, shared data file handles): these tests check that what it
 /// remembers never outlives a change of the index or of the data file.
-@Suite struct ChunkStoreHitPathTests {
+@Suite(.ownThread) struct ChunkStoreHitPathTests {
     static let chunk: Int64 = 64 << 10
     static let length = chunk * 3
 

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SluiceCache
 
-@Suite struct ChunkStoreIntegrityTests {
+@Suite(.ownThread) struct ChunkStoreIntegrityTests {
     static let chunk: Int64 = 64 << 10
 
     /// Flips one byte of a data file in place.

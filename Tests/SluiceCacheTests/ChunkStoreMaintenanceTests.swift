@@ -3,7 +3,7 @@ import SluiceCache
 import SluiceCore
 import Testing
 
-@Suite struct ChunkStoreMaintenanceTests {
+@Suite(.ownThread) struct ChunkStoreMaintenanceTests {
     @Test func backgroundMaintenanceSweepsAndRemovesOrphans() async throws {
         let fixture = try CacheFixture()
         defer { fixture.remove() }

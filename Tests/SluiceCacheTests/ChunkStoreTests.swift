@@ -1,9 +1,10 @@
 import Foundation
-import SluiceCache
 import SluiceCore
 import Testing
 
-@Suite struct ChunkStoreTests {
+@testable import SluiceCache
+
+@Suite(.ownThread) struct ChunkStoreTests {
     static let chunk: Int64 = 64 << 10
     static let length = chunk * 2 + 1234
 
@@ -160,6 +161,18 @@ import Testing
         defer { fixture.remove() }
         let store = try fixture.open(fixture.options(chunkSize: Self.chunk))
         #expect(throws: CacheError.inUse) { try fixture.open(fixture.options(chunkSize: Self.chunk)) }
+        store.close()
+        try fixture.open(fixture.options(chunkSize: Self.chunk)).close()
+    }
+
+    /// A child process that another thread is spawning holds a copy of every descriptor until it execs (close-on-exec
+    /// or not); the lock goes with the open file, so closing the store must release it, not only close it.
+    @Test func closingReleasesTheLockWhileACopyOfItsDescriptorLives() throws {
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let store = try fixture.open(fixture.options(chunkSize: Self.chunk))
+        let copy = try #require(store.state.withLock { $0.lockDescriptor }.map { dup($0) })
+        defer { close(copy) }
         store.close()
         try fixture.open(fixture.options(chunkSize: Self.chunk)).close()
     }

@@ -68,12 +68,3 @@ final class CoordinatorHarness: Sendable {
         return out
     }
 }
-
-/// `count` pseudo-random bytes (a fixed seed, so failures reproduce).
-func randomBytes(_ count: Int, seed: UInt64 = 42) -> [UInt8] {
-    var state = seed
-    return (0..<count).map { _ in
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return UInt8(truncatingIfNeeded: state >> 33)
-    }
-}

@@ -1,11 +1,12 @@
 import SluiceCore
+import SluiceTestSupport
 import Testing
 
 @testable import SluiceGateway
 
 @Suite("Fill coordinator")
 struct FillCoordinatorTests {
-    let data = randomBytes(1 << 20)
+    let data = SeededGenerator.bytes(1 << 20)
 
     @Test("a cold read returns the exact bytes and a second read comes from the store")
     func coldThenWarm() async throws {
@@ -80,7 +81,7 @@ struct FillCoordinatorTests {
         try harness.record(old)
         let range = ByteRange(first: 0, last: 200_000)
         #expect(await harness.drain(harness.body(old, range), length: range.count) == Array(data[...200_000]))
-        let newer = ScriptedUpstream(data: randomBytes(data.count, seed: 7), etag: "\"v2\"")
+        let newer = ScriptedUpstream(data: SeededGenerator.bytes(data.count, seed: 7), etag: "\"v2\"")
         try harness.record(newer)
         // The old reader's version is gone from the store and the upstream answers v2: it must fail, not mix.
         #expect(await harness.drain(harness.body(old, range), length: range.count) == nil)

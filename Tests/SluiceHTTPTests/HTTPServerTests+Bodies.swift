@@ -6,9 +6,9 @@ import Testing
 
 extension HTTPServerTests {
     @Test func fileBodyHonoursOffsetAndLength() async throws {
-        let content = testBytes(1 << 20, seed: 7)
+        let content = SeededGenerator.bytes(1 << 20, seed: 7)
         let path = NSTemporaryDirectory() + "sluice-http-file-\(UUID().uuidString)"
-        try Data(content).write(to: URL(fileURLWithPath: path))
+        try FileContent.write(content, to: path)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let log = ExchangeLog()
         try await withServer(
@@ -17,7 +17,7 @@ extension HTTPServerTests {
                 HTTPResponse(status: 206, body: .file(descriptor: open(path, O_RDONLY), offset: 1000, length: 500_000))
             },
             run: { server in
-                let responses = try await RawHTTP.onThread {
+                let responses = try await onOwnThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     return [try connection.get("/f"), try connection.get("/f")]
                 }
@@ -32,14 +32,14 @@ extension HTTPServerTests {
 
     @Test(arguments: [0, 200])
     func streamWithPendingReadsArrivesExactAndInOrder(wakeDelayMicroseconds: Int) async throws {
-        let data = testBytes(3 << 20, seed: 3)
+        let data = SeededGenerator.bytes(3 << 20, seed: 3)
         let source = ScriptedSource(
             data: data, chunk: 10_000, mode: .alternate(delayMicroseconds: wakeDelayMicroseconds))
         let log = ExchangeLog()
         try await withStreamServer(
             source, log: log,
             run: { server in
-                let response = try await RawHTTP.onThread { try RawHTTPConnection(port: server.port).get("/s") }
+                let response = try await onOwnThread { try RawHTTPConnection(port: server.port).get("/s") }
                 #expect(response.body.count == data.count)
                 #expect(response.body.matches(data[...]))
                 #expect(await Poll.until(within: .seconds(30)) { source.closes == [true] })
@@ -50,13 +50,13 @@ extension HTTPServerTests {
     }
 
     @Test func failingStreamClosesTheConnection() async throws {
-        let data = testBytes(100_000)
+        let data = SeededGenerator.bytes(100_000)
         let source = ScriptedSource(data: data, chunk: 10_000, mode: .failing(failAfter: 30_000))
         let log = ExchangeLog()
         try await withStreamServer(
             source, log: log,
             run: { server in
-                let closedEarly = try await RawHTTP.onThread {
+                let closedEarly = try await onOwnThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     do {
                         _ = try connection.get("/")
@@ -73,7 +73,7 @@ extension HTTPServerTests {
     }
 
     @Test func handlerResponseForAGoneClientIsDiscarded() async throws {
-        let source = ScriptedSource(data: testBytes(10), mode: .immediate)
+        let source = ScriptedSource(data: SeededGenerator.bytes(10), mode: .immediate)
         let cancelled = ExchangeLog()
         let entered = Mutex(false)
         try await withServer(
@@ -90,7 +90,7 @@ extension HTTPServerTests {
                 return HTTPResponse(status: 200, body: .stream(length: 10, source: source))
             },
             run: { server in
-                let connection = try await RawHTTP.onThread {
+                let connection = try await onOwnThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     try connection.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
                     return connection

@@ -29,7 +29,7 @@ private final class CountedMemory: @unchecked Sendable {
 
 extension HTTPServerTests {
     @Test func borrowedBodiesArriveExactAndTheirOwnersAreReleased() async throws {
-        let content = testBytes(300_000, seed: 11)
+        let content = SeededGenerator.bytes(300_000, seed: 11)
         let log = ExchangeLog()
         try await withServer(
             log: log,
@@ -44,7 +44,7 @@ extension HTTPServerTests {
                     status: 200, body: .borrowed(CountedMemory(content).borrowed(span.lowerBound, span.count)))
             },
             run: { server in
-                let responses = try await RawHTTP.onThread {
+                let responses = try await onOwnThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     let gone = try RawHTTPConnection(port: server.port)
                     try gone.send("GET /late HTTP/1.1\r\nHost: t\r\n\r\n")

@@ -14,7 +14,7 @@ extension HTTPServerTests {
             return HTTPResponse(status: 200, headers: headers, body: .bytes([1, 2, 3]))
         }
         try await withServer(handler: handler) { server in
-            let (first, second, plain) = try await RawHTTP.onThread {
+            let (first, second, plain) = try await onOwnThread {
                 let connection = try RawHTTPConnection(port: server.port)
                 return (try connection.get("/a"), try connection.get("/b"), try connection.get("/plain"))
             }

@@ -27,7 +27,7 @@ extension HTTPServerTests {
                 return HTTPResponse(status: 200, body: .bytes(Array(seen.joined(separator: "|").utf8)))
             }, onComplete: { log.record($0) })
         try server.start()
-        let (now, later) = try await RawHTTP.onThread {
+        let (now, later) = try await onOwnThread {
             let connection = try RawHTTPConnection(port: server.port)
             let now = try connection.get("/now?token=abc", headers: ["X-PROBE: first", "X-Probe: second"])
             let later = try connection.get("/later?x=1", headers: ["X-Probe: declined"])

@@ -9,9 +9,9 @@ extension HTTPServerTests {
     private func openTestFile(_ count: Int) throws -> (descriptor: Int32, bytes: [UInt8], directory: TemporaryDirectory)
     {
         let directory = try TemporaryDirectory()
-        let bytes = testBytes(count, seed: 3)
+        let bytes = SeededGenerator.bytes(count, seed: 3)
         let path = directory.path + "/body.bin"
-        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        try FileContent.write(bytes, to: path)
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         try #require(descriptor >= 0)
         return (descriptor, bytes, directory)
@@ -55,7 +55,7 @@ extension HTTPServerTests {
                 HTTPResponse(status: 200, body: .file(descriptor: descriptor, offset: 0, length: Int64(size)))
             }, onComplete: { log.record($0) })
         try server.start()
-        let socket = try await RawHTTP.onThread { try stalledClient(port: server.port) }
+        let socket = try await onOwnThread { try stalledClient(port: server.port) }
         defer { close(socket) }
         let grace: Duration = clientReads ? .seconds(30) : .seconds(1)
         let started = ContinuousClock.now
@@ -67,7 +67,7 @@ extension HTTPServerTests {
         try await Task.sleep(for: .milliseconds(500))
         #expect(!finished.withLock { $0 }, "shutdown returned with a response in progress")
         if clientReads {
-            let rest = try await RawHTTP.onThread { readRest(socket, expected: size) }
+            let rest = try await onOwnThread { readRest(socket, expected: size) }
             await stopped.value
             // The first 1000 bytes held the head and the start of the body.
             #expect(rest.count >= size - 1000, "only \(rest.count) more bytes arrived")

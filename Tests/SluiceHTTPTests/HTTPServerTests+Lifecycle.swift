@@ -6,12 +6,12 @@ import Testing
 
 extension HTTPServerTests {
     @Test func clientDisconnectClosesSuspendedStream() async throws {
-        let source = ScriptedSource(data: testBytes(1000), mode: .never)
+        let source = ScriptedSource(data: SeededGenerator.bytes(1000), mode: .never)
         let log = ExchangeLog()
         try await withStreamServer(
             source, log: log,
             run: { server in
-                let connection = try await RawHTTP.onThread {
+                let connection = try await onOwnThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     try connection.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n")
                     return connection
@@ -27,7 +27,7 @@ extension HTTPServerTests {
 
     @Test func servesThreeHundredConcurrentStreamsWithTwoThreads() async throws {
         let connections = 300
-        let data = testBytes(64 * 1024, seed: 9)
+        let data = SeededGenerator.bytes(64 * 1024, seed: 9)
         let barrier = WakeBarrier()
         let arrived = Mutex(0)
         let sources = Mutex<[ScriptedSource]>([])
@@ -47,7 +47,7 @@ extension HTTPServerTests {
                 return HTTPResponse(status: 200, body: .stream(length: Int64(data.count), source: source))
             },
             run: { server in
-                let bodies = try await RawHTTP.onThread {
+                let bodies = try await onOwnThread {
                     let clients = try (0..<connections).map { _ in try RawHTTPConnection(port: server.port) }
                     for (index, client) in clients.enumerated() {
                         try client.send("GET /c\(index) HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -68,7 +68,7 @@ extension HTTPServerTests {
         try await withServer(
             loopbackOptions(perIP: 2), handler: { _ in HTTPResponse(status: 204) },
             run: { server in
-                let (refused, first, second) = try await RawHTTP.onThread {
+                let (refused, first, second) = try await onOwnThread {
                     let a = try RawHTTPConnection(port: server.port)
                     let b = try RawHTTPConnection(port: server.port)
                     _ = try a.get("/")
@@ -84,7 +84,7 @@ extension HTTPServerTests {
     }
 
     @Test func shutdownAbortsSuspendedStreamsWithinGrace() async throws {
-        let sources = (0..<20).map { _ in ScriptedSource(data: testBytes(1000), mode: .never) }
+        let sources = (0..<20).map { _ in ScriptedSource(data: SeededGenerator.bytes(1000), mode: .never) }
         let next = Mutex(0)
         let handlerCancelled = Mutex(0)
         let server = HTTPServer(
@@ -103,7 +103,7 @@ extension HTTPServerTests {
             })
         try server.start()
         let port = server.port
-        let clients = try await RawHTTP.onThread {
+        let clients = try await onOwnThread {
             let clients = try (0..<21).map { _ in try RawHTTPConnection(port: port) }
             for (index, client) in clients.enumerated() {
                 try client.send("GET \(index == 20 ? "/slow" : "/s") HTTP/1.1\r\nHost: t\r\n\r\n")
@@ -119,14 +119,14 @@ extension HTTPServerTests {
         #expect(elapsed < .seconds(10), "\(elapsed)")
         #expect(sources.allSatisfy { $0.closes == [false] })
         #expect(await Poll.until(within: .seconds(30)) { handlerCancelled.withLock { $0 } == 1 })
-        let allClosed = try await RawHTTP.onThread { clients.allSatisfy { $0.waitForClose() } }
+        let allClosed = try await onOwnThread { clients.allSatisfy { $0.waitForClose() } }
         #expect(allClosed)
         await server.shutdown(grace: .zero)
     }
 
     @Test func noDescriptorLeaksAfterAScenario() async throws {
         let path = NSTemporaryDirectory() + "sluice-http-leak-\(UUID().uuidString)"
-        try Data(testBytes(100_000)).write(to: URL(fileURLWithPath: path))
+        try FileContent.write(SeededGenerator.bytes(100_000), to: path)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let arrived = Mutex<Set<String>>([])
         let clientsLeft = Mutex(false)
@@ -142,7 +142,8 @@ extension HTTPServerTests {
                 case "/never":
                     return HTTPResponse(
                         status: 200,
-                        body: .stream(length: 10, source: ScriptedSource(data: testBytes(10), mode: .never)))
+                        body: .stream(length: 10, source: ScriptedSource(data: SeededGenerator.bytes(10), mode: .never))
+                    )
                 case "/unsent":
                     // Answered after the client left (or the sweeper cancelled this task): the file must still be
                     // closed.
@@ -154,7 +155,8 @@ extension HTTPServerTests {
                         status: 200,
                         body: .stream(
                             length: 50_000,
-                            source: ScriptedSource(data: testBytes(50_000), mode: .alternate(delayMicroseconds: 50))))
+                            source: ScriptedSource(
+                                data: SeededGenerator.bytes(50_000), mode: .alternate(delayMicroseconds: 50))))
                 }
             },
             immediateHandler: { _ in
@@ -165,7 +167,7 @@ extension HTTPServerTests {
             })
         try server.start()
         let port = server.port
-        let leaving = try await RawHTTP.onThread {
+        let leaving = try await onOwnThread {
             let keepAlive = try RawHTTPConnection(port: port)
             for _ in 0..<5 {
                 _ = try keepAlive.get("/file")
@@ -213,7 +215,7 @@ extension HTTPServerTests {
             }, onComplete: { log.record($0) })
         try server.start()
         let port = server.port
-        async let response = RawHTTP.onThread { try RawHTTPConnection(port: port).get("/") }
+        async let response = onOwnThread { try RawHTTPConnection(port: port).get("/") }
         #expect(await Poll.until(within: .seconds(30)) { entered.withLock { $0 } })
         let started = ContinuousClock.now
         await server.shutdown(grace: .seconds(30))
@@ -224,7 +226,7 @@ extension HTTPServerTests {
         #expect(answered.body == Array("done".utf8))
         #expect(answered.headers["Connection"]?.lowercased() == "close")
         #expect(log.all.map(\.completed) == [true])
-        let refused = try await RawHTTP.onThread { () -> Bool in
+        let refused = try await onOwnThread { () -> Bool in
             do {
                 _ = try RawHTTPConnection(port: port).get("/")
                 return false
@@ -239,7 +241,7 @@ extension HTTPServerTests {
         try await withServer(
             loopbackOptions(idleTimeout: .seconds(1)), handler: { _ in HTTPResponse(status: 204) },
             run: { server in
-                let (closed, elapsed) = try await RawHTTP.onThread {
+                let (closed, elapsed) = try await onOwnThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     _ = try connection.get("/")
                     let started = ContinuousClock.now
@@ -255,7 +257,7 @@ extension HTTPServerTests {
         try await withServer(
             loopbackOptions(threads: 1, maxConnections: 2), handler: { _ in HTTPResponse(status: 204) },
             run: { server in
-                let (waitedWhileFull, servedAfterSlotFreed, second) = try await RawHTTP.onThread {
+                let (waitedWhileFull, servedAfterSlotFreed, second) = try await onOwnThread {
                     let a = try RawHTTPConnection(port: server.port)
                     let b = try RawHTTPConnection(port: server.port)
                     _ = try a.get("/")

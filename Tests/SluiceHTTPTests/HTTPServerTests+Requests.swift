@@ -12,7 +12,7 @@ extension HTTPServerTests {
 
     @Test func rawPathArrivesPercentEncoded() async throws {
         try await withServer(handler: Self.echo) { server in
-            let response = try await RawHTTP.onThread {
+            let response = try await onOwnThread {
                 try RawHTTPConnection(port: server.port).get("/stream/a/%2e%2e/%2F/b%20c+d?x=%2F")
             }
             #expect(
@@ -23,10 +23,10 @@ extension HTTPServerTests {
     @Test func queryIsRawAndDecodable() async throws {
         let seen = ExchangeLog()
         try await withServer(log: seen, handler: Self.echo) { server in
-            _ = try await RawHTTP.onThread {
+            _ = try await onOwnThread {
                 try RawHTTPConnection(port: server.port).get("/q?a=1&b=hello%20world&c=x+y&flag&a=2")
             }
-            _ = try await RawHTTP.onThread { try RawHTTPConnection(port: server.port).get("/noquery") }
+            _ = try await onOwnThread { try RawHTTPConnection(port: server.port).get("/noquery") }
         }
         let requests = seen.all.map(\.request).sorted { $0.path < $1.path }
         #expect(requests.map(\.path) == ["/noquery", "/q"])
@@ -36,13 +36,13 @@ extension HTTPServerTests {
     }
 
     @Test func postBodyIsReceived() async throws {
-        let payload = testBytes(200_000)
+        let payload = SeededGenerator.bytes(200_000)
         try await withServer(
             handler: { request in
                 HTTPResponse(status: 201, headers: ["X-Method": request.method], body: .bytes(request.body))
             },
             run: { server in
-                let (fixed, chunked) = try await RawHTTP.onThread {
+                let (fixed, chunked) = try await onOwnThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     try connection.send("POST /upload HTTP/1.1\r\nHost: t\r\nContent-Length: \(payload.count)\r\n\r\n")
                     try connection.send(payload)
@@ -75,7 +75,7 @@ extension HTTPServerTests {
                 return HTTPResponse(status: 200)
             },
             run: { server in
-                let (declared, chunked, within) = try await RawHTTP.onThread {
+                let (declared, chunked, within) = try await onOwnThread {
                     let declared = try RawHTTPConnection(port: server.port)
                     try declared.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 5000\r\n\r\n")
                     let declaredResponse = try declared.readResponse()
@@ -83,14 +83,14 @@ extension HTTPServerTests {
                     try chunked.send("POST / HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n")
                     for _ in 0..<3 {
                         try chunked.send("320\r\n")
-                        try chunked.send(testBytes(800))
+                        try chunked.send(SeededGenerator.bytes(800))
                         try chunked.send("\r\n")
                     }
                     try chunked.send("0\r\n\r\n")
                     let chunkedResponse = try chunked.readResponse()
                     let within = try RawHTTPConnection(port: server.port)
                     try within.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 1000\r\n\r\n")
-                    try within.send(testBytes(1000))
+                    try within.send(SeededGenerator.bytes(1000))
                     return (declaredResponse, chunkedResponse, try within.readResponse())
                 }
                 #expect(declared.status == 413)
@@ -112,7 +112,7 @@ extension HTTPServerTests {
             },
             run: { server in
                 let large = String(repeating: "a", count: 10 << 10)
-                let (fits, refused, after) = try await RawHTTP.onThread {
+                let (fits, refused, after) = try await onOwnThread {
                     let fits = try RawHTTPConnection(port: server.port).get("/fits", headers: ["X-Big: \(large)"])
                     let refused = try RawHTTPConnection(port: server.port).get(
                         "/refused", headers: ["X-Big: " + String(repeating: "b", count: 40 << 10)])
@@ -135,7 +135,7 @@ extension HTTPServerTests {
                 return HTTPResponse(status: 200, body: .bytes(Array(request.path.utf8)))
             },
             run: { server in
-                let responses = try await RawHTTP.onThread {
+                let responses = try await onOwnThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     return [try connection.get("/first"), try connection.get("/second")]
                 }

@@ -8,7 +8,7 @@ extension HTTPServerTests {
     /// Many streams with wakes racing the reader (synchronous and delayed), clients leaving mid-body and a
     /// shutdown while bodies are still flowing: every source is closed exactly once, finished bodies are exact.
     @Test func racingWakesDisconnectsAndShutdownCloseEverySourceOnce() async throws {
-        let data = testBytes(256 * 1024, seed: 5)
+        let data = SeededGenerator.bytes(256 * 1024, seed: 5)
         let sources = Mutex<[ScriptedSource]>([])
         let server = HTTPServer(
             options: loopbackOptions(threads: 2),
@@ -20,7 +20,7 @@ extension HTTPServerTests {
             })
         try server.start()
         let port = server.port
-        let exact = try await RawHTTP.onThread {
+        let exact = try await onOwnThread {
             let clients = try (0..<120).map { _ in try RawHTTPConnection(port: port) }
             for (index, client) in clients.enumerated() {
                 try client.send("GET /\([0, 30, 300][index % 3]) HTTP/1.1\r\nHost: t\r\n\r\n")

@@ -17,7 +17,7 @@ struct HTTPServerTests {
                     body: .bytes(Array("hello".utf8)))
             },
             run: { server in
-                let response = try await RawHTTP.onThread { try RawHTTPConnection(port: server.port).get("/hello") }
+                let response = try await onOwnThread { try RawHTTPConnection(port: server.port).get("/hello") }
                 #expect(response.status == 200)
                 #expect(response.body == Array("hello".utf8))
                 #expect(response.headers["Content-Length"] == "5")
@@ -42,7 +42,7 @@ struct HTTPServerTests {
                 return HTTPResponse(status: 200, headers: headers, body: .bytes([1, 2, 3]))
             },
             run: { server in
-                let response = try await RawHTTP.onThread { try RawHTTPConnection(port: server.port).get("/") }
+                let response = try await onOwnThread { try RawHTTPConnection(port: server.port).get("/") }
                 #expect(response.headers["X-Good"] == "fine")
                 #expect(response.headers["X-Evil"] == nil)
                 #expect(response.headers["Set-Cookie"] == nil)
@@ -60,7 +60,7 @@ struct HTTPServerTests {
                     : HTTPResponse(status: 200, body: .bytes(Array("after".utf8)))
             },
             run: { server in
-                let (head, get) = try await RawHTTP.onThread {
+                let (head, get) = try await onOwnThread {
                     let connection = try RawHTTPConnection(port: server.port)
                     let head = try connection.get("/a", method: "HEAD")
                     let get = try connection.get("/b")
@@ -74,12 +74,12 @@ struct HTTPServerTests {
     }
 
     @Test func streamAnswersHeadWithoutReadingTheSource() async throws {
-        let source = ScriptedSource(data: testBytes(1000), mode: .immediate)
+        let source = ScriptedSource(data: SeededGenerator.bytes(1000), mode: .immediate)
         let log = ExchangeLog()
         try await withStreamServer(
             source, log: log,
             run: { server in
-                let response = try await RawHTTP.onThread {
+                let response = try await onOwnThread {
                     try RawHTTPConnection(port: server.port).get("/", method: "HEAD")
                 }
                 #expect(response.headers["Content-Length"] == "1000")
@@ -121,7 +121,7 @@ struct HTTPServerTests {
                 HTTPResponse(status: 200, body: .bytes(Array(request.remoteAddress.utf8)))
             },
             run: { server in
-                let response = try await RawHTTP.onThread {
+                let response = try await onOwnThread {
                     try RawHTTPConnection(port: server.port, ipv6: true).get("/")
                 }
                 #expect(response.status == 200)

@@ -20,7 +20,7 @@ enum RawHTTPError: Error {
 }
 
 /// A blocking HTTP/1.1 client over one POSIX TCP socket, for precise wire-level tests (keep-alive, raw request
-/// targets, disconnects). Every call blocks: use it through ``RawHTTP/onThread(_:)``.
+/// targets, disconnects). Every call blocks: use it through ``onOwnThread(_:)``.
 final class RawHTTPConnection: @unchecked Sendable {
     let descriptor: Int32
     private var buffered: [UInt8] = []

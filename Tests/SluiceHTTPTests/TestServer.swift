@@ -49,17 +49,3 @@ func withStreamServer<T>(
         handler: { _ in HTTPResponse(status: 200, body: .stream(length: Int64(source.data.count), source: source)) },
         run: body)
 }
-
-/// Deterministic pseudo-random bytes (a seeded SplitMix64 stream, eight bytes a step: a byte-at-a-time loop over
-/// megabytes holds a cooperative thread for a noticeable while in a debug build).
-func testBytes(_ count: Int, seed: UInt64 = 42) -> [UInt8] {
-    var generator = SeededGenerator(seed: seed)
-    var bytes = [UInt8](repeating: 0, count: (count + 7) / 8 * 8)
-    bytes.withUnsafeMutableBytes { buffer in
-        for index in stride(from: 0, to: buffer.count, by: 8) {
-            buffer.storeBytes(of: generator.next(), toByteOffset: index, as: UInt64.self)
-        }
-    }
-    bytes.removeLast(bytes.count - count)
-    return bytes
-}

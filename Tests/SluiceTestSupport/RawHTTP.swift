@@ -20,10 +20,9 @@ public enum RawHTTP {
         timeoutSeconds: Int = 30
     ) async throws -> HTTPResult {
         let bytes = requestBytes(port: port, rawTarget: rawTarget, method: method, headers: headers, body: body)
-        let raw = try await onThread {
-            try exchange(port: port, request: bytes, timeoutSeconds: timeoutSeconds)
+        return try await onOwnThread {
+            try parse(exchange(port: port, request: bytes, timeoutSeconds: timeoutSeconds), method: method)
         }
-        return try parse(raw, method: method)
     }
 
     /// Like ``request(port:target:method:headers:timeoutSeconds:)``, also returning how long the exchange took,
@@ -34,12 +33,11 @@ public enum RawHTTP {
         timeoutSeconds: Int = 30
     ) async throws -> (result: HTTPResult, elapsed: Duration) {
         let bytes = requestBytes(port: port, rawTarget: Array(target.utf8), method: method, headers: headers)
-        let (raw, elapsed) = try await onThread {
+        return try await onOwnThread {
             let started = ContinuousClock.now
             let raw = try exchange(port: port, request: bytes, timeoutSeconds: timeoutSeconds)
-            return (raw, ContinuousClock.now - started)
+            return (try parse(raw, method: method), ContinuousClock.now - started)
         }
-        return (try parse(raw, method: method), elapsed)
     }
 
     /// Connects to 127.0.0.1:`port` (or `[::1]:port`) and returns the socket, or throws; the caller closes it.
@@ -86,16 +84,6 @@ public enum RawHTTP {
             }
             guard sent > 0 else { throw PeerError("send failed: errno \(errno)") }
             offset += sent
-        }
-    }
-
-    /// Runs blocking code on a new thread, so that a blocked test never starves the cooperative pool that runs an
-    /// in-process gateway's handlers.
-    public static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try body() })
-            }
         }
     }
 

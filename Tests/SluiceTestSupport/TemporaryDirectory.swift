@@ -27,7 +27,7 @@ public final class TemporaryDirectory: Sendable {
         let folder = (target as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(
             atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
-        try Data(bytes).write(to: URL(fileURLWithPath: target))
+        try FileContent.write(bytes, to: target)
         chmod(target, 0o644)
         try FileManager.default.setAttributes([.modificationDate: Self.modificationDate], ofItemAtPath: target)
         return target

@@ -41,18 +41,22 @@ public final class TestGateway: Sendable {
             upstreams: Dictionary(uniqueKeysWithValues: upstreams.map { ($0.name, $0) }), logging: logging)
     }
 
-    /// Builds and starts a gateway over `upstreams`; `configure` may change anything before it starts.
-    public static func start(
-        upstreams: [UpstreamConfig], configure: (inout SluiceConfig) -> Void = { _ in }
-    ) throws -> TestGateway {
+    /// Builds and starts a gateway over `upstreams`; `configure` may change anything before it starts. Opening the
+    /// cache syncs its index and folders, seconds on a busy disk, so the gateway starts on a thread of its own.
+    private static func start(
+        upstreams: [UpstreamConfig], configure: (inout SluiceConfig) -> Void
+    ) async throws -> TestGateway {
         let workspace = try TemporaryDirectory()
-        var config = configuration(upstreams: upstreams, workspace: workspace)
-        configure(&config)
-        let log = LogCapture()
-        let gateway = try Gateway(
-            config: config, logger: log.logger(format: config.logging.format, level: config.logging.level))
-        try gateway.start()
-        return TestGateway(gateway: gateway, config: config, log: log, workspace: workspace)
+        var configured = configuration(upstreams: upstreams, workspace: workspace)
+        configure(&configured)
+        let config = configured
+        return try await onOwnThread {
+            let log = LogCapture()
+            let gateway = try Gateway(
+                config: config, logger: log.logger(format: config.logging.format, level: config.logging.level))
+            try gateway.start()
+            return TestGateway(gateway: gateway, config: config, log: log, workspace: workspace)
+        }
     }
 
     /// Starts a gateway, runs `body` with it, and shuts it down whether `body` returns or throws.
@@ -60,7 +64,7 @@ public final class TestGateway: Sendable {
         upstreams: [UpstreamConfig], configure: (inout SluiceConfig) -> Void = { _ in },
         _ body: (TestGateway) async throws -> T
     ) async throws -> T {
-        let gateway = try start(upstreams: upstreams, configure: configure)
+        let gateway = try await start(upstreams: upstreams, configure: configure)
         do {
             let result = try await body(gateway)
             await gateway.stop()

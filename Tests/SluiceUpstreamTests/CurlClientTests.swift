@@ -9,7 +9,7 @@ import Testing
 @Suite struct CurlClientTests {
     @Test func pausingSinkKeepsMemoryBoundedAndGetsEveryByte() async throws {
         let content = try TemporaryDirectory()
-        let data = try RandomData.file("big.bin", in: content, count: 8 << 20)
+        let data = try await RandomData.file("big.bin", in: content, count: 8 << 20)
         let peer = try await Peer.nginx(serving: content.path)
         let client = try CurlClient()
         let upstream = try makeUpstream(TestFixtures.config(.http, baseURL: peer.baseURL), client: client)

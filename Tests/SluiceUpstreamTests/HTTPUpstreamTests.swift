@@ -9,7 +9,7 @@ import Testing
 @Suite struct HTTPUpstreamTests {
     @Test func nginxMetadataAndRandomRanges() async throws {
         let content = try TemporaryDirectory()
-        let data = try RandomData.file("videos/a b.mp4", in: content, count: 8 << 20)
+        let data = try await RandomData.file("videos/a b.mp4", in: content, count: 8 << 20)
         let peer = try await Peer.nginx(serving: content.path)
         let client = try CurlClient()
         let upstream = try makeUpstream(TestFixtures.config(.http, baseURL: peer.baseURL), client: client)

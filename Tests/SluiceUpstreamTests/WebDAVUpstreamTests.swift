@@ -39,7 +39,7 @@ import Testing
     @Test(arguments: Server.allCases)
     func metadataRangesIfRangeAndAuth(_ server: Server) async throws {
         let content = try TemporaryDirectory()
-        let data = try RandomData.file(server.file, in: content, count: 8 << 20)
+        let data = try await RandomData.file(server.file, in: content, count: 8 << 20)
         let peer = try await server.start(serving: content.path)
         let client = try CurlClient()
         let upstream = try makeUpstream(

@@ -28,7 +28,7 @@ struct AdminFixture: Sendable {
     ) async throws -> T {
         let media = try TemporaryDirectory()
         var files: [String: [UInt8]] = [:]
-        for (name, size) in sizes { files[name] = try RandomData.file(name, in: media, count: size) }
+        for (name, size) in sizes { files[name] = try await RandomData.file(name, in: media, count: size) }
         var upstream = UpstreamConfig(name: "media", kind: .directory)
         upstream.root = media.path
         let settings: (inout SluiceConfig) -> Void = { config in
