@@ -20,11 +20,9 @@ extension CacheTests {
         @Test(.timeLimit(.minutes(3)))
         func diskUseStaysUnderTheCapAndABiggerFilePlays() async throws {
             let content = try TemporaryDirectory()
-            var files: [[UInt8]] = []
-            for index in 0..<Self.files {
-                files.append(try await RandomData.file("c\(index).bin", in: content, count: Self.fileSize))
+            let data = try await concurrentMap(Array(0..<Self.files), width: 2) { index in
+                try await RandomData.file("c\(index).bin", in: content, count: Self.fileSize)
             }
-            let data = files
             let big = try await RandomData.file("big.bin", in: content, count: Int(2 * Self.maxSize))
             let origin = try await Peer.faultOrigin(root: content.path, options: ["--slow-rate", "\(Self.slowRate)"])
             defer { origin.stop() }

@@ -17,11 +17,9 @@ extension CacheTests {
             print("cache crash: seed \(seed)")
             var generator = SeededGenerator(seed: seed)
             let content = try TemporaryDirectory()
-            var files: [[UInt8]] = []
-            for index in 0..<Self.files {
-                files.append(try await RandomData.file("f\(index).bin", in: content, count: Self.fileSize))
+            let data = try await concurrentMap(Array(0..<Self.files), width: 2) { index in
+                try await RandomData.file("f\(index).bin", in: content, count: Self.fileSize)
             }
-            let data = files
             let origin = try await Peer.faultOrigin(root: content.path, options: ["--slow-rate", "\(Self.slowRate)"])
             defer { origin.stop() }
             let cache = try TemporaryDirectory()
