@@ -79,9 +79,12 @@ struct FillState {
 
     /// Whether the fill should hold the upstream back: it is `readahead` ahead of its furthest reader, or,
     /// when chunks cannot be cached, a chunk ahead of its slowest reader (the bytes only live in memory).
+    ///
+    /// A fill runs at least a chunk ahead: a fill whose readers leave finishes its chunk anyway, and a readahead
+    /// of 0 would otherwise pause it at the very byte its reader waits for.
     func shouldPause(readahead: Int64, chunkSize: Int64) -> Bool {
         guard let furthest = interest.values.max(), let slowest = interest.values.min() else { return false }
-        if position >= furthest + readahead { return true }
+        if position >= furthest + max(readahead, chunkSize) { return true }
         return cacheFull && position >= slowest + chunkSize
     }
 }

@@ -1,5 +1,6 @@
 import SluiceCore
 import SluiceTestSupport
+import Synchronization
 import Testing
 
 @testable import SluiceGateway
@@ -47,6 +48,27 @@ struct FillCoordinatorTests {
         // The fill may run a readahead past the reader and finish the chunk it is in, never the whole file.
         #expect(upstream.bytesSent <= 3 * (64 << 10))
         #expect(harness.coordinator.inflightFetches == 0)
+    }
+
+    /// `cache.readahead: 0` once paused every fill at the byte its reader waited for, so no cold read finished.
+    @Test("with no readahead a cold read still gets every byte")
+    func noReadahead() async throws {
+        let harness = try CoordinatorHarness(chunkSize: 64 << 10, readahead: 0)
+        let upstream = ScriptedUpstream(data: data)
+        try harness.record(upstream)
+        let range = ByteRange(first: 70_000, last: 300_000)
+        // Read in a task of its own: a read that never ends must fail this test, not hang the run.
+        let drained = Mutex<[UInt8]??>(nil)
+        Task {
+            let bytes = await harness.drain(harness.body(upstream, range), length: range.count)
+            drained.withLock { $0 = .some(bytes) }
+        }
+        let outcome = await Poll.value(within: .seconds(20)) { drained.withLock { $0 } }
+        let bytes = try #require(outcome, "the read never ended")
+        #expect(bytes == Array(data[70_000...300_000]))
+        try await harness.settle()
+        // Only the chunks the range touches are fetched.
+        #expect(upstream.bytesSent == 4 * (64 << 10))
     }
 
     @Test("an upstream that ignores Range fills from byte 0 and serves the requested bytes")
