@@ -5,7 +5,8 @@ import SluiceUpstream
 /// Where a stream's content info and bytes come from: straight from the upstream, or through the range cache.
 protocol AssetServing: Sendable {
     /// The object's current content info, and whether it came from the cache without asking the upstream.
-    func contentInfo(of asset: AssetID, from upstream: any Upstream) async throws(UpstreamError)
+    /// `refresh` asks the upstream even when the cached info is fresh (a fetch found the object replaced).
+    func contentInfo(of asset: AssetID, from upstream: any Upstream, refresh: Bool) async throws(UpstreamError)
         -> (info: ContentInfo, cached: Bool)
 
     /// The cached content info when it is fresh enough to use without asking the upstream; nil otherwise.

@@ -42,9 +42,10 @@ final class StreamHandler: Sendable {
         var replaced = false
         while true {
             do {
-                return try await respond(to: request, target: target)
+                return try await respond(to: request, target: target, refresh: replaced)
             } catch .changed where !replaced {
-                // The object was replaced between reading its content info and fetching it: answer the new version.
+                // The object was replaced between reading its content info and fetching it: answer the new version,
+                // asking the upstream for it (another reader may have taken the coordinator's mark already).
                 replaced = true
             } catch {
                 metrics.recordUpstreamError(error, upstream: target.asset.upstream)
@@ -84,8 +85,11 @@ final class StreamHandler: Sendable {
         return try routes.target(fromPath: path)
     }
 
-    private func respond(to request: HTTPRequest, target: StreamTarget) async throws(UpstreamError) -> HTTPResponse {
-        let (info, infoCached) = try await serving.contentInfo(of: target.asset, from: target.upstream)
+    private func respond(to request: HTTPRequest, target: StreamTarget, refresh: Bool) async throws(UpstreamError)
+        -> HTTPResponse
+    {
+        let (info, infoCached) = try await serving.contentInfo(
+            of: target.asset, from: target.upstream, refresh: refresh)
         let conditions = Preconditions(field: { request.headers[$0] })
         var headers = representationHeaders(target, info)
         let planned = plan(

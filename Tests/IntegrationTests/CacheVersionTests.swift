@@ -47,6 +47,39 @@ extension CacheTests {
             }
         }
 
+        /// Readers that all find the object replaced under their fetch (fresh cached content info, cold ranges) each
+        /// get the new version: none is answered 503 because another reader refreshed the content info first.
+        @Test(.timeLimit(.minutes(2)))
+        func concurrentReadersFindingTheObjectReplacedAllGetTheNewVersion() async throws {
+            let content = try TemporaryDirectory()
+            _ = try await RandomData.file("r.bin", in: content, count: Self.fileSize)
+            let new = RandomData.bytes(Self.fileSize)
+            let origin = try await Peer.faultOrigin(root: content.path)
+            defer { origin.stop() }
+            let cache = try TemporaryDirectory()
+            let settings = CacheFixture.Settings(directory: cache.file("cache"), readahead: 0)
+            try await CacheFixture.withGateway(origin, settings) { gateway in
+                let port = gateway.port
+                let target = CacheFixture.target("r.bin")
+                let warm = try await CacheStreamClient.get(port: port, target: target, headers: ["Range": "bytes=0-0"])
+                #expect(warm.status == 206)
+                try CacheFixture.replace("r.bin", in: content, with: new, modified: Self.replacedAt)
+
+                // Eight cold 64 KiB ranges, one every other chunk from 4 MiB on, asked at once under the old content
+                // info. No readahead: each reader's fill stays in its own chunk (and a readahead of 0 must not stall).
+                let firsts: [Int64] = (0..<8).map { 4 << 20 + Int64($0) * (2 << 20) + 1000 }
+                let responses = try await concurrentMap(firsts, width: firsts.count) { first in
+                    try await CacheStreamClient.get(
+                        port: port, target: target, headers: ["Range": "bytes=\(first)-\(first + 65_535)"],
+                        expected: .bytes(new, offset: first))
+                }
+                for (first, response) in zip(firsts, responses) {
+                    #expect(response.status == 206, "range from \(first): \(response.summary)")
+                    #expect(response.exact, "range from \(first), against the new version: \(response.summary)")
+                }
+            }
+        }
+
         @Test(.timeLimit(.minutes(2)))
         func readersDuringTheReplacementGetOneVersionEach() async throws {
             let content = try TemporaryDirectory()

@@ -18,7 +18,7 @@ extension AdminHandler {
         }
         let info: ContentInfo
         do {
-            info = try await serving.contentInfo(of: asset, from: upstream).info
+            info = try await serving.contentInfo(of: asset, from: upstream, refresh: false).info
         } catch {
             metrics.recordUpstreamError(error, upstream: asset.upstream)
             return error.problem.response
