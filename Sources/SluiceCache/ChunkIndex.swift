@@ -241,9 +241,11 @@ struct ChunkIndex {
     /// Deletes the chunks of an asset with index in `indices`; returns how many there were.
     @discardableResult
     func deleteChunks(_ key: String, in indices: ClosedRange<Int64> = 0...Int64.max) throws(CacheError) -> Int {
-        memo.deleteChunks(of: key, in: indices)
+        // The memo follows a delete that succeeded: a loaded chunk list is complete, so dropping rows from it
+        // first would, if the delete failed, leave it claiming chunks absent that the database still lists.
         try database.statement("DELETE FROM chunks WHERE asset_key = ? AND idx BETWEEN ? AND ?")
             .bind(.text(key), .integer(indices.lowerBound), .integer(indices.upperBound)).run()
+        memo.deleteChunks(of: key, in: indices)
         return database.changes
     }
 

@@ -2,10 +2,10 @@
 /// nothing: an asset row, and once asked for, all its chunk rows.
 ///
 /// It mirrors the database because every write goes through ``ChunkIndex``, which forgets rows here before a
-/// delete and records rows after an insert or update succeeds, and empties the memo when a transaction rolls
-/// back: it may know less than the database, never more. Bounded: past ``maxAssets`` assets or ``maxChunks``
-/// chunk rows, other assets are forgotten (read from SQLite again when next needed). Not thread-safe: it
-/// lives inside ``ChunkStore``'s mutex.
+/// delete, drops deleted chunk rows and records rows after a statement succeeds, and empties the memo when a
+/// transaction rolls back: it may know less than the database, never more. Bounded: past ``maxAssets`` assets
+/// or ``maxChunks`` chunk rows, other assets are forgotten (read from SQLite again when next needed). Not
+/// thread-safe: it lives inside ``ChunkStore``'s mutex.
 final class IndexMemo {
     /// What the memo knows of an asset's chunk rows.
     enum Chunks {

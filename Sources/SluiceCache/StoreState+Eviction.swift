@@ -40,27 +40,28 @@ extension StoreState {
             return
         }
         defer { FileIO.close(descriptor) }
-        try FileIO.truncate(descriptor, to: cut * slotSize)
-        let remaining = try FileIO.allocatedBytes(descriptor)
+        // The index forgets chunks before their bytes go, here and in `removeAsset`: a crash between the two
+        // then leaves unlisted blocks (space, reclaimed later), never a listed chunk whose bytes are gone.
         let evicted = try openIndex().deleteChunks(row.key, in: cut...Int64.max)
         let droppedPending = dropPending(row.key) { $0 >= cut }
-        try setAllocated(row.key, remaining)
         count(.size, evicted + droppedPending)
+        try FileIO.truncate(descriptor, to: cut * slotSize)
+        try setAllocated(row.key, try FileIO.allocatedBytes(descriptor))
     }
 
-    /// Deletes an asset's data file and chunks (and its entry unless `keepEntry`); a write in progress
+    /// Deletes an asset's chunks (and its entry unless `keepEntry`), then its data file; a write in progress
     /// for it will be refused as stale. Returns how many chunks it had.
     @discardableResult
     mutating func removeAsset(_ key: String, reason: EvictionReason, keepEntry: Bool) throws(CacheError) -> Int {
         let index = try openIndex()
         let allocatedBefore = try allocated(key)
+        var removed = try index.deleteChunks(key)
+        if !keepEntry { try index.deleteAsset(key) }
         openFiles[key] = nil
         try FileIO.unlink(layout.dataFile(forKey: key))
-        var removed = try index.deleteChunks(key)
         if keepEntry {
             try setAllocated(key, 0)
         } else {
-            try index.deleteAsset(key)
             dataBytes -= allocatedBefore
             allocatedUpdates[key] = nil
             touches[key] = nil
