@@ -18,6 +18,11 @@ public struct CacheOptions: Sendable, CustomStringConvertible, CustomDebugString
     public var maintenanceInterval: Duration = .seconds(60)
     /// Bytes the background scrub verifies per maintenance run.
     public var scrubBytesPerRun: Int64 = 64 << 20
+    /// Eviction cuts a plaintext data file only at a multiple of this many bytes (a power of two): by default
+    /// the largest page-cache folio, which no cut may split. Truncating inside a folio zeroes the cut part of it
+    /// in place, and a response that `sendfile` already handed to the kernel may still be read from those pages
+    /// (from a socket buffer, or for a retransmission): its client would get zeros.
+    public var truncationAlignment: Int64 = PageCache.largestFolio
 
     /// Creates options; the remaining settings keep their defaults.
     public init(

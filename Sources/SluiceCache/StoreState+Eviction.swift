@@ -21,8 +21,9 @@ extension StoreState {
         }
     }
 
-    /// Evicts the highest-index chunks of an asset until about `bytes` are freed (the start of a file is
-    /// what a player needs first), by truncating its data file; the whole file goes when every chunk does.
+    /// Evicts the highest-index chunks of an asset until at least about `bytes` are freed (the start of a file
+    /// is what a player needs first), by truncating its data file at a multiple of ``chunksPerCut`` chunks; the
+    /// whole file goes when that leaves no chunk.
     mutating func evictTail(of row: AssetRow, toFree bytes: Int64) throws(CacheError) {
         var sizes: [Int64: Int64] = [:]
         for chunk in try openIndex().chunks(row.key) { sizes[chunk.index] = chunk.size }
@@ -33,7 +34,7 @@ extension StoreState {
             cut = index
             freed += Self.blocks(storedSize(sizes[index]!))
         }
-        guard let cut, cut > sizes.keys.min()!,
+        guard let cut = cut.map({ $0 / chunksPerCut * chunksPerCut }), cut > sizes.keys.min()!,
             let descriptor = try FileIO.openIfExists(layout.dataFile(forKey: row.key), O_RDWR)
         else {
             try removeAsset(row.key, reason: .size, keepEntry: true)
