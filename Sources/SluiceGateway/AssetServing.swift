@@ -5,8 +5,10 @@ import SluiceUpstream
 /// Where a stream's content info and bytes come from: straight from the upstream, or through the range cache.
 protocol AssetServing: Sendable {
     /// The object's current content info, and whether it came from the cache without asking the upstream.
-    /// `refresh` asks the upstream even when the cached info is fresh (a fetch found the object replaced).
-    func contentInfo(of asset: AssetID, from upstream: any Upstream, refresh: Bool) async throws(UpstreamError)
+    /// `refreshedAfter` asks the upstream even when the cached info is fresh, for an answer to a call made at or
+    /// after that instant (a fetch found the object replaced then).
+    func contentInfo(of asset: AssetID, from upstream: any Upstream, refreshedAfter: ContinuousClock.Instant?)
+        async throws(UpstreamError)
         -> (info: ContentInfo, cached: Bool)
 
     /// The cached content info when it is fresh enough to use without asking the upstream; nil otherwise.

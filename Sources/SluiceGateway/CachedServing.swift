@@ -33,15 +33,16 @@ struct CachedServing: AssetServing {
         self.logger = logger
     }
 
-    func contentInfo(of asset: AssetID, from upstream: any Upstream, refresh: Bool) async throws(UpstreamError)
-        -> (info: ContentInfo, cached: Bool)
+    func contentInfo(of asset: AssetID, from upstream: any Upstream, refreshedAfter: ContinuousClock.Instant?)
+        async throws(UpstreamError) -> (info: ContentInfo, cached: Bool)
     {
         let key = asset.description
         let cached = try? store.contentInfo(for: key)
         let changed = coordinator.takeChanged(key)
-        if let cached, !refresh, !changed, isFresh(cached.fetchedAt) { return (cached.info, true) }
+        if let cached, refreshedAfter == nil, !changed, isFresh(cached.fetchedAt) { return (cached.info, true) }
         switch await flights.run(
-            key, { () async throws(UpstreamError) in try await upstream.contentInfo(for: asset.path) })
+            key, startedAfter: refreshedAfter,
+            { () async throws(UpstreamError) in try await upstream.contentInfo(for: asset.path) })
         {
         case .success(let info):
             do {

@@ -39,14 +39,15 @@ final class StreamHandler: Sendable {
             if error.status == 405 { response.headers.add("Allow", "GET, HEAD") }
             return response
         }
-        var replaced = false
+        var replacedAt: ContinuousClock.Instant?
         while true {
             do {
-                return try await respond(to: request, target: target, refresh: replaced)
-            } catch .changed where !replaced {
+                return try await respond(to: request, target: target, refreshedAfter: replacedAt)
+            } catch .changed where replacedAt == nil {
                 // The object was replaced between reading its content info and fetching it: answer the new version,
-                // asking the upstream for it (another reader may have taken the coordinator's mark already).
-                replaced = true
+                // asking the upstream for it (another reader may have taken the coordinator's mark already) in a
+                // call made after now (one already running may answer with the old version).
+                replacedAt = .now
             } catch {
                 metrics.recordUpstreamError(error, upstream: target.asset.upstream)
                 return error.problem.response
@@ -85,11 +86,11 @@ final class StreamHandler: Sendable {
         return try routes.target(fromPath: path)
     }
 
-    private func respond(to request: HTTPRequest, target: StreamTarget, refresh: Bool) async throws(UpstreamError)
-        -> HTTPResponse
-    {
+    private func respond(
+        to request: HTTPRequest, target: StreamTarget, refreshedAfter: ContinuousClock.Instant?
+    ) async throws(UpstreamError) -> HTTPResponse {
         let (info, infoCached) = try await serving.contentInfo(
-            of: target.asset, from: target.upstream, refresh: refresh)
+            of: target.asset, from: target.upstream, refreshedAfter: refreshedAfter)
         let conditions = Preconditions(field: { request.headers[$0] })
         var headers = representationHeaders(target, info)
         let planned = plan(

@@ -18,7 +18,7 @@ extension AdminHandler {
         }
         let info: ContentInfo
         do {
-            info = try await serving.contentInfo(of: asset, from: upstream, refresh: false).info
+            info = try await serving.contentInfo(of: asset, from: upstream, refreshedAfter: nil).info
         } catch {
             metrics.recordUpstreamError(error, upstream: asset.upstream)
             return error.problem.response

@@ -1,0 +1,91 @@
+import SluiceCore
+import SluiceUpstream
+import Synchronization
+import Testing
+
+@testable import SluiceGateway
+
+@Suite("Content-info single flight")
+struct ContentInfoFlightsTests {
+    /// An origin whose answers are held until a test lets them go: call `n` (from 1) answers length `n`.
+    final class HeldOrigin: Sendable {
+        private let state = Mutex((calls: 0, waiting: [Int: CheckedContinuation<Void, Never>](), released: Set<Int>()))
+
+        var calls: Int { state.withLock { $0.calls } }
+
+        func fetch() async -> ContentInfo {
+            let call = state.withLock { state in
+                state.calls += 1
+                return state.calls
+            }
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state in
+                    guard !state.released.contains(call) else { return true }
+                    state.waiting[call] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+            return ContentInfo(length: Int64(call))
+        }
+
+        func release(_ call: Int) {
+            let continuation = state.withLock { state in
+                state.released.insert(call)
+                return state.waiting.removeValue(forKey: call)
+            }
+            continuation?.resume()
+        }
+
+        /// Waits until `count` calls have reached the origin, for at most 5 s; returns whether they have.
+        func awaitCalls(_ count: Int) async -> Bool {
+            let deadline = ContinuousClock.now + .seconds(5)
+            while calls < count, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+            return calls >= count
+        }
+    }
+
+    private static func length(_ result: Result<ContentInfo, UpstreamError>) -> Int64? {
+        try? result.get().length
+    }
+
+    @Test("concurrent callers share one upstream call")
+    func sharing() async {
+        let flights = ContentInfoFlights()
+        let origin = HeldOrigin()
+        async let first = flights.run("a") { await origin.fetch() }
+        #expect(await origin.awaitCalls(1))
+        async let second = flights.run("a") { await origin.fetch() }
+        // A second call, which the second caller would make if it did not share, answers at once: a failure, not a hang.
+        origin.release(2)
+        try? await Task.sleep(for: .milliseconds(100))
+        origin.release(1)
+        #expect(await Self.length(first) == 1)
+        #expect(await Self.length(second) == 1)
+        #expect(origin.calls == 1)
+    }
+
+    @Test("a caller that saw the object change does not take the answer of a call started before")
+    func refreshAfterChange() async {
+        let flights = ContentInfoFlights()
+        let origin = HeldOrigin()
+        async let early = flights.run("a") { await origin.fetch() }
+        #expect(await origin.awaitCalls(1))
+        let changeSeen = ContinuousClock.now
+        async let refreshed = flights.run("a", startedAfter: changeSeen) { await origin.fetch() }
+        #expect(await origin.awaitCalls(2), "the caller that saw the change starts a call of its own")
+        // A second caller that saw the same change joins the call started after it.
+        async let joined = flights.run("a", startedAfter: changeSeen) { await origin.fetch() }
+        origin.release(3)
+        try? await Task.sleep(for: .milliseconds(100))
+        origin.release(2)
+        origin.release(1)
+        #expect(await Self.length(refreshed) == 2)
+        #expect(await Self.length(joined) == 2)
+        #expect(await Self.length(early) == 1)
+        #expect(origin.calls == 2)
+        // Every call has ended: the next caller starts a new one.
+        origin.release(origin.calls + 1)
+        #expect(await Self.length(flights.run("a") { await origin.fetch() }) == Int64(origin.calls))
+    }
+}
