@@ -15,6 +15,9 @@ final class CachedBody: HTTPBodySource {
         var pendingAt: Int64 = 0
         /// A decrypted chunk kept for the next reads (encrypted caches only): its start and bytes.
         var chunk: (start: Int64, bytes: [UInt8])?
+        /// Why the store refused to read, when that says something about the object (another version was
+        /// recorded since this reader's content info was taken).
+        var storeFailure: UpstreamError?
     }
 
     private let context: ReaderContext
@@ -63,6 +66,9 @@ final class CachedBody: HTTPBodySource {
                     return .bytes(n)
                 case .failure(.notCached), .failure(.corrupt):
                     step = coordinator.fill(id, context, at: p, into: out)
+                case .failure(.stale):
+                    state.withLock { $0.storeFailure = .changed }
+                    return .failed
                 case .failure:
                     return .failed
                 }
@@ -120,9 +126,14 @@ extension CachedBody {
         var scratch: [UInt8] = [0]
         let step = scratch.withUnsafeMutableBytes { read(at: 0, into: $0) }
         guard step == .pending else {
-            return step == .failed ? coordinator.failure(of: ReaderID(self)) ?? .cancelled : nil
+            return step == .failed ? failure ?? .cancelled : nil
         }
         await withCheckedContinuation { continuation in onReadable { continuation.resume() } }
-        return coordinator.failure(of: ReaderID(self))
+        return failure
+    }
+
+    /// Why this reader failed: its fill's error, or what the store's refusal means.
+    private var failure: UpstreamError? {
+        coordinator.failure(of: ReaderID(self)) ?? state.withLock { $0.storeFailure }
     }
 }

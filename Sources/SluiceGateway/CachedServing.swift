@@ -40,16 +40,20 @@ struct CachedServing: AssetServing {
         let cached = try? store.contentInfo(for: key)
         let changed = coordinator.takeChanged(key)
         if let cached, refreshedAfter == nil, !changed, isFresh(cached.fetchedAt) { return (cached.info, true) }
+        // The call records what it learns before it ends: the next call for the asset starts after that.
         switch await flights.run(
             key, startedAfter: refreshedAfter,
-            { () async throws(UpstreamError) in try await upstream.contentInfo(for: asset.path) })
+            { [store, logger] () async throws(UpstreamError) in
+                let info = try await upstream.contentInfo(for: asset.path)
+                do {
+                    _ = try store.recordContentInfo(info, for: key, at: Date())
+                } catch {
+                    logger.warning("cache index refused content info", ["asset": key, "error": "\(error)"])
+                }
+                return info
+            })
         {
         case .success(let info):
-            do {
-                _ = try store.recordContentInfo(info, for: key, at: Date())
-            } catch {
-                logger.warning("cache index refused content info", ["asset": key, "error": "\(error)"])
-            }
             return (info, false)
         case .failure(let error) where error.isUnreachable:
             // An unreachable upstream is not a changed object: keep serving the version we have.

@@ -11,16 +11,24 @@ actor ContentInfoFlights {
 
     private var flights: [String: Flight] = [:]
     private var serials: UInt64 = 0
+    /// Callers waiting for a call that another caller started.
+    private(set) var waiting = 0
 
-    /// The result of `fetch` for `key`, shared with every caller that asks while it runs. A caller passing
-    /// `startedAfter` joins only a call that started at or after that instant: one that started before may carry
-    /// an answer older than what the caller has seen (an object replaced meanwhile), so a new call starts instead.
+    /// The result of `fetch` for `key`, shared with every caller that asks while it runs. Calls for one key never
+    /// overlap, so their answers are recorded in the order they were asked for. A caller passing `startedAfter`
+    /// joins only a call that started at or after that instant: one that started before may carry an answer older
+    /// than what the caller has seen (an object replaced meanwhile), so the caller lets it end and starts the next.
     func run(
         _ key: String, startedAfter: ContinuousClock.Instant? = nil,
         _ fetch: @escaping @Sendable () async throws(UpstreamError) -> ContentInfo
     ) async -> Result<ContentInfo, UpstreamError> {
-        if let running = flights[key], startedAfter.map({ running.started >= $0 }) ?? true {
-            return await running.task.value
+        while let running = flights[key] {
+            let joins = startedAfter.map { running.started >= $0 } ?? true
+            waiting += 1
+            let result = await running.task.value
+            waiting -= 1
+            if joins { return result }
+            if flights[key]?.serial == running.serial { flights[key] = nil }
         }
         serials += 1
         let flight = Flight(
@@ -34,7 +42,6 @@ actor ContentInfoFlights {
             })
         flights[key] = flight
         let result = await flight.task.value
-        // A newer call may have taken the key meanwhile; it ends itself.
         if flights[key]?.serial == flight.serial { flights[key] = nil }
         return result
     }

@@ -36,6 +36,23 @@ struct FillCoordinatorTests {
         #expect(upstream.bytesSent == data.count)
     }
 
+    @Test("a reader whose version the store no longer holds fails as changed, so that its request asks again")
+    func readerOfAReplacedVersionFailsAsChanged() async throws {
+        let harness = try CoordinatorHarness()
+        let old = ScriptedUpstream(data: data, etag: "\"v1\"")
+        let new = ScriptedUpstream(data: SeededGenerator.bytes(data.count, seed: 9), etag: "\"v2\"")
+        try harness.record(old)
+        let range = ByteRange(first: 0, last: 1000)
+        #expect(await harness.drain(harness.body(old, range), length: range.count) == Array(data[0...1000]))
+        try await harness.settle()
+        // Another request learned of the new version after this one took the old content info.
+        try harness.record(new)
+        let body = harness.body(old, range)
+        #expect(await body.prime() == .changed)
+        body.close(completed: false)
+        #expect(new.requests.isEmpty)
+    }
+
     @Test("a reader that leaves stops the fill at the next chunk boundary")
     func readerLeaves() async throws {
         let harness = try CoordinatorHarness(chunkSize: 64 << 10, readahead: 64 << 10)
