@@ -1,10 +1,10 @@
 /* The libmicrohttpd floor for bench/hitpath: the least any server built on libmicrohttpd can do per cached
  * range. It serves one file, answering `Range: bytes=a-b` with a 206 sent as the gateway sends a cache hit
- * (ranges up to 256 KiB from a shared mapping of the file, with the header in one write; larger ones by
- * sendfile, a descriptor response) and carrying the header fields of the gateway's cache hit (representation fields, Content-Range, X-Cache,
- * X-Request-Id), with the daemon flags and per-connection memory the gateway uses (epoll thread pool,
- * suspend/resume allowed, 16 KiB) and the response queued on the second access-handler call as the gateway
- * does (queuing on the first closes the connection). Nothing else: no routing, no cache lookup, no access log.
+ * (from a shared mapping of the file, copied into the socket with the header in the first write) and carrying
+ * the header fields of the gateway's cache hit (representation fields, Content-Range, X-Cache, X-Request-Id),
+ * with the daemon flags and per-connection memory the gateway uses (epoll thread pool, suspend/resume allowed,
+ * 16 KiB) and the response queued on the second access-handler call as the gateway does (queuing on the first
+ * closes the connection). Nothing else: no routing, no cache lookup, no access log.
  * A benchmark reference, not part of Sluice.
  *
  * Usage: mhd_floor FILE PORT THREADS
@@ -20,9 +20,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* Ranges up to this size are sent from `mapping` (the gateway's CachedServing.mappedHitLimit). */
-#define MAPPED_LIMIT (256 * 1024)
 
 static int file;
 static int64_t size;
@@ -46,14 +43,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *connection, cons
         return MHD_NO;
     }
     int64_t count = last - first + 1;
-    struct MHD_Response *response;
-    if (count <= MAPPED_LIMIT) {
-        response = MHD_create_response_from_buffer((size_t)count, mapping + first, MHD_RESPMEM_PERSISTENT);
-    } else {
-        int copy = dup(file);
-        response = MHD_create_response_from_fd_at_offset64((uint64_t)count, copy, (uint64_t)first);
-        if (response == NULL) close(copy);
-    }
+    struct MHD_Response *response =
+        MHD_create_response_from_buffer((size_t)count, mapping + first, MHD_RESPMEM_PERSISTENT);
     if (response == NULL) return MHD_NO;
     char content_range[96];
     snprintf(content_range, sizeof content_range, "bytes %" PRId64 "-%" PRId64 "/%" PRId64, first, last, size);

@@ -21,7 +21,8 @@ public struct CacheOptions: Sendable, CustomStringConvertible, CustomDebugString
     /// Eviction cuts a plaintext data file only at a multiple of this many bytes (a power of two): by default
     /// the largest page-cache folio, which no cut may split. Truncating inside a folio zeroes the cut part of it
     /// in place, and a response that `sendfile` already handed to the kernel may still be read from those pages
-    /// (from a socket buffer, or for a retransmission): its client would get zeros.
+    /// (from a socket buffer, or for a retransmission): its client would get zeros. The gateway sends hits by
+    /// `sendfile` only from files it could not map.
     public var truncationAlignment: Int64 = PageCache.largestFolio
 
     /// Creates options; the remaining settings keep their defaults.

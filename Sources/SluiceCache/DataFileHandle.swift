@@ -4,9 +4,10 @@
 /// reader that took it before, to the unlinked file it started with).
 ///
 /// In a plaintext store the handle also maps the file (the asset's byte `n` is at offset `n`) read-only and
-/// shared, for as many bytes as the asset has, so that small hits are sent from the page cache in one write
-/// with their header. The mapping covers bytes not written yet: read through it only the chunks the index lists,
-/// under a lease (eviction truncates the files it may touch, and a truncated page cannot be read).
+/// shared, for as many bytes as the asset has, so that hits are copied from the page cache into the socket,
+/// the first bytes in one write with their header. The mapping covers bytes not written yet: read through it
+/// only the chunks the index lists, under a lease (eviction truncates the files it may touch, and a truncated
+/// page cannot be read).
 ///
 /// `@unchecked Sendable`: the mapping is read-only and neither it nor the descriptor changes after `init`.
 final class DataFileHandle: @unchecked Sendable {

@@ -23,8 +23,8 @@ extension CacheTests {
         }
 
         /// A data file truncated behind the gateway's back (by hand, or a failing disk): a hit on the lost bytes ends
-        /// early, whether it is sent from the file's mapping (a small range) or by `sendfile` (a large one), and the
-        /// gateway goes on serving what is left. The gateway runs in this process: a fault on the mapping that
+        /// early, small or large (the kernel's copy from the file's mapping fails), and the gateway goes on serving
+        /// what is left. The gateway runs in this process: a fault on the mapping that
         /// reached the process, rather than failing the send, would end the test run.
         @Test(.timeLimit(.minutes(2)))
         func truncatedDataFileCutsHitsShortWithoutHarmingTheProcess() async throws {
@@ -60,8 +60,8 @@ extension CacheTests {
                     throw PeerError("truncate: errno \(errno)")
                 }
                 for range in lost {
-                    // No head at all (the mapped send fails before any byte) or a body that stops (`sendfile` finds
-                    // the end of the file, and libmicrohttpd waits for bytes that never come) is a cut response.
+                    // No head at all (the copy fails before any byte) or a body that stops (it fails part-way, and
+                    // the connection closes) is a cut response.
                     let cut = try? await get(range)
                     #expect(cut.map { !$0.complete } ?? true, "\(range): \(cut?.summary ?? "no response")")
                 }

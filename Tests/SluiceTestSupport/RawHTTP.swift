@@ -98,10 +98,41 @@ public enum RawHTTP {
         return request + Array("Connection: close\r\n\r\n".utf8) + (body ?? [])
     }
 
+    /// Sends a GET of `target` to 127.0.0.1:`port` from a socket whose receive buffer is `receiveBuffer` bytes and
+    /// returns the socket without reading from it: a large response stays in progress on the server until
+    /// ``finish(_:)`` reads it.
+    public static func start(
+        port: Int, target: String, headers: [String: String] = [:], receiveBuffer: Int32, timeoutSeconds: Int = 30
+    ) throws -> Int32 {
+        let descriptor = try connect(port: port, timeoutSeconds: timeoutSeconds)
+        var size = receiveBuffer
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        do {
+            let request = requestBytes(port: port, rawTarget: Array(target.utf8), method: "GET", headers: headers)
+            try send(request, to: descriptor)
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        return descriptor
+    }
+
+    /// Reads the response to a request sent by ``start(port:target:headers:receiveBuffer:timeoutSeconds:)`` until the
+    /// server closes, closes the socket, and parses the response.
+    public static func finish(_ descriptor: Int32) throws -> HTTPResult {
+        defer { close(descriptor) }
+        return try parse(readToEnd(descriptor), method: "GET")
+    }
+
     private static func exchange(port: Int, request: [UInt8], timeoutSeconds: Int) throws -> [UInt8] {
         let descriptor = try connect(port: port, timeoutSeconds: timeoutSeconds)
         defer { close(descriptor) }
         try send(request, to: descriptor)
+        return try readToEnd(descriptor)
+    }
+
+    /// Everything the server sends on `descriptor` until it closes.
+    private static func readToEnd(_ descriptor: Int32) throws -> [UInt8] {
         var response: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {

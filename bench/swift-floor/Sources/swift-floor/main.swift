@@ -1,5 +1,5 @@
 // bench/mhd_floor.c written in Swift, for bench/hitpath: the same file, ranges, header fields, daemon and sending
-// (up to 256 KiB from a shared mapping, larger by sendfile), done the way a lean Swift hit path would do it: the
+// (copied from a shared mapping of the file), done the way a lean Swift hit path would do it: the
 // `Range` field's bytes read in place, numbers written into a stack buffer, no allocation of its own per request.
 // It shows how much of the gateway's distance from the C floor a Swift request path has to cost. A benchmark
 // reference, not part of Sluice.
@@ -11,10 +11,6 @@ import Synchronization
 
 /// The served file and the fields every answer carries; shared by the daemon's threads, never changed.
 final class ServedFile: @unchecked Sendable {
-    /// Ranges up to this size are sent from `mapping` (the gateway's `CachedServing.mappedHitLimit`).
-    static let mappedLimit: Int64 = 256 * 1024
-
-    let descriptor: Int32
     let size: Int64
     let mapping: UnsafeRawPointer
     let etag: String
@@ -23,7 +19,7 @@ final class ServedFile: @unchecked Sendable {
 
     init?(path: String) {
         var info = stat()
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0, fstat(descriptor, &info) == 0, info.st_size > 0,
             let mapped = mmap(nil, Int(info.st_size), PROT_READ, MAP_SHARED, descriptor, 0), mapped != MAP_FAILED
         else { return nil }
@@ -105,16 +101,10 @@ func answer(
         (first, last) = range
     }
     let count = last - first + 1
-    let response: OpaquePointer?
-    if count <= ServedFile.mappedLimit {
-        response = MHD_create_response_from_buffer(
+    guard
+        let response = MHD_create_response_from_buffer(
             Int(count), UnsafeMutableRawPointer(mutating: file.mapping + Int(first)), .RESPMEM_PERSISTENT)
-    } else {
-        let copy = dup(file.descriptor)
-        response = MHD_create_response_from_fd_at_offset64(UInt64(count), copy, UInt64(first))
-        if response == nil { close(copy) }
-    }
-    guard let response else { return .NO }
+    else { return .NO }
     withUnsafeTemporaryAllocation(of: CChar.self, capacity: 96) { buffer in
         let start = buffer.baseAddress!
         var end = write("bytes ", at: start)
