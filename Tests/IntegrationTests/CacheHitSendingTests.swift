@@ -1,5 +1,4 @@
 import Foundation
-import SluiceCache
 import SluiceTestSupport
 import Testing
 
@@ -21,8 +20,7 @@ extension CacheTests {
             defer { origin.stop() }
             let cache = try TemporaryDirectory()
             let settings = CacheFixture.Settings(directory: cache.file("cache"))
-            let key = ChunkStore.storageKey(for: CacheFixture.assetID(Self.path))
-            let dataFile = "\(settings.directory)/data/\(key.prefix(2))/\(key).dat"
+            let dataFile = CacheFixture.dataFile(of: Self.path, in: settings.directory)
             let target = CacheFixture.target(Self.path)
             try await CacheFixture.withGateway(origin, settings) { gateway in
                 let warm = try await CacheStreamClient.get(

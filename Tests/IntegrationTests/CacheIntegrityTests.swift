@@ -34,8 +34,7 @@ extension CacheTests {
             defer { origin.stop() }
             let cache = try TemporaryDirectory()
             let settings = CacheFixture.Settings(directory: cache.file("cache"), chunkSize: Self.chunkSize)
-            let key = ChunkStore.storageKey(for: CacheFixture.assetID(Self.path))
-            let dataFile = "\(settings.directory)/data/\(key.prefix(2))/\(key).dat"
+            let dataFile = CacheFixture.dataFile(of: Self.path, in: settings.directory)
             let end = Int64(Self.fileSize) - 1
             let lost = [(end - (64 << 10) + 1)...end, (end - (2 << 20) + 1)...end]
             try await CacheFixture.withGateway(origin, settings) { gateway in
@@ -87,8 +86,7 @@ extension CacheTests {
                 #expect(warm.exact)
             }
 
-            let key = ChunkStore.storageKey(for: CacheFixture.assetID(path))
-            let dataFile = "\(settings.directory)/data/\(key.prefix(2))/\(key).dat"
+            let dataFile = CacheFixture.dataFile(of: path, in: settings.directory)
             try flip(dataFile, at: chunk * chunkSize + chunkSize / 2, count: 16)
 
             let store = try ChunkStore(

@@ -1,4 +1,5 @@
 import Foundation
+import SluiceCache
 import SluiceCore
 import SluiceTestSupport
 import Testing
@@ -69,6 +70,13 @@ enum CacheFixture {
 
     /// The canonical asset ID of `path` (the cache key's source).
     static func assetID(_ path: String) -> String { "\(upstreamName)://\(path)" }
+
+    /// Where the cache in `directory` keeps the data file of `path` (a shard folder named by the key's first two
+    /// characters).
+    static func dataFile(of path: String, in directory: String) -> String {
+        let key = ChunkStore.storageKey(for: assetID(path))
+        return "\(directory)/data/\(key.prefix(2))/\(key).dat"
+    }
 
     /// Replaces `name` in `directory` atomically (rename) with `bytes`, modified at `modified`: a new inode and
     /// mtime, so the fault origin's ETag changes, while responses already streaming keep reading the old file.
