@@ -18,6 +18,13 @@ public struct CacheOptions: Sendable, CustomStringConvertible, CustomDebugString
     public var maintenanceInterval: Duration = .seconds(60)
     /// Bytes the background scrub verifies per maintenance run.
     public var scrubBytesPerRun: Int64 = 64 << 20
+    /// Lay data files out for huge-page mappings (plaintext stores): fills write ``ChunkStore/chunksPerFolio``
+    /// chunks per `pwrite`, so that the page cache holds them in one folio of the huge page size, and data-file
+    /// mappings are advised `MADV_HUGEPAGE`, so that pages read back from disk come in such folios too. Hits are
+    /// then copied out of mappings with one page-table entry per 2 MiB (x86-64) instead of per 4 KiB. The cost is
+    /// allocating those folios, which in a virtual machine whose host takes back free guest memory (free page
+    /// reporting) the host must fault in again: off by default (README, "Architecture").
+    public var hugePages = false
     /// Eviction cuts a plaintext data file only at a multiple of this many bytes (a power of two): by default
     /// the largest page-cache folio, which no cut may split. Truncating inside a folio zeroes the cut part of it
     /// in place, and a response that `sendfile` already handed to the kernel may still be read from those pages
@@ -28,13 +35,14 @@ public struct CacheOptions: Sendable, CustomStringConvertible, CustomDebugString
     /// Creates options; the remaining settings keep their defaults.
     public init(
         directory: String, maxSize: Int64, maxAge: Duration = .seconds(90 * 86_400), chunkSize: Int64 = 1 << 20,
-        encryptionKey: [UInt8]? = nil
+        encryptionKey: [UInt8]? = nil, hugePages: Bool = false
     ) {
         self.directory = directory
         self.maxSize = maxSize
         self.maxAge = maxAge
         self.chunkSize = chunkSize
         self.encryptionKey = encryptionKey
+        self.hugePages = hugePages
     }
 
     /// The settings with the encryption key redacted.

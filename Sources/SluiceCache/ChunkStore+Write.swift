@@ -34,6 +34,109 @@ extension ChunkStore {
         scheduleCommit(now: commitNow)
     }
 
+    /// Writes consecutive chunks of `assetID` from chunk `first`: `bytes` holds whole chunks (the last may be the
+    /// object's shorter last chunk). In a plaintext store they go out in one `pwrite`, so that the page cache holds
+    /// them in one folio when they fill one (see ``chunksPerFolio``); otherwise, or when one of them is already
+    /// readable or being written, chunk by chunk. Errors as ``write(chunk:of:bytes:validator:)``, except that a
+    /// chunk being written by another call (`.busy`) is left to it.
+    public func write(chunks first: Int64, of assetID: String, bytes: UnsafeRawBufferPointer, validator: String?)
+        throws(CacheError)
+    {
+        let size = Int(options.chunkSize)
+        let pieces = stride(from: 0, to: bytes.count, by: size).map { start in
+            UnsafeRawBufferPointer(rebasing: bytes[start..<min(start + size, bytes.count)])
+        }
+        if pieces.count > 1, sealer == nil,
+            let tickets = try admit(pieces, from: first, key: CacheLayout.key(for: assetID), validator: validator)
+        {
+            try store(pieces, in: bytes, tickets: tickets)
+            return
+        }
+        for (offset, piece) in pieces.enumerated() {
+            do {
+                try write(chunk: first + Int64(offset), of: assetID, bytes: piece, validator: validator)
+            } catch .busy {
+                continue
+            }
+        }
+    }
+
+    /// How many chunks fill one of the page cache's largest folios (2 MiB on x86-64), which the kernel maps into
+    /// a process with one TLB entry: writing that many at once (``write(chunks:of:bytes:validator:)``) makes hits
+    /// on them cheaper to copy. 1 without ``CacheOptions/hugePages``, when encrypting (records are not folio
+    /// aligned) or when chunks are that large.
+    public var chunksPerFolio: Int64 {
+        let folio = PageCache.largestFolio
+        guard options.hugePages, sealer == nil, options.chunkSize < folio, folio % options.chunkSize == 0 else {
+            return 1
+        }
+        return folio / options.chunkSize
+    }
+
+    /// Admits every chunk of a run for writing, in order; nil (nothing admitted) when one of them is already
+    /// readable or being written.
+    private func admit(_ pieces: [UnsafeRawBufferPointer], from first: Int64, key: String, validator: String?)
+        throws(CacheError) -> [WriteTicket]?
+    {
+        var tickets: [WriteTicket] = []
+        do {
+            for (offset, piece) in pieces.enumerated() {
+                let chunk = first + Int64(offset)
+                let ticket = try state.withLock { state throws(CacheError) in
+                    try state.beginWrite(key: key, chunk: chunk, count: piece.count, validator: validator)
+                }
+                guard let ticket else { break }
+                tickets.append(ticket)
+            }
+        } catch .busy {
+            // Another call is writing one of the chunks: the run goes chunk by chunk.
+        } catch {
+            abandon(tickets)
+            throw error
+        }
+        guard tickets.count == pieces.count else {
+            abandon(tickets)
+            return nil
+        }
+        return tickets
+    }
+
+    /// Writes an admitted run in one `pwrite` (the slots of a plaintext store are the chunks' own offsets) and
+    /// makes its chunks pending.
+    private func store(_ pieces: [UnsafeRawBufferPointer], in bytes: UnsafeRawBufferPointer, tickets: [WriteTicket])
+        throws(CacheError)
+    {
+        do {
+            try FileIO.writeAll(tickets[0].descriptor, bytes, at: tickets[0].offset)
+        } catch {
+            abandon(tickets)
+            throw error
+        }
+        var commitNow = false
+        for (position, ticket) in tickets.enumerated() {
+            defer { FileIO.close(ticket.descriptor) }
+            let piece = pieces[position]
+            do {
+                let now = try state.withLock { state throws(CacheError) in
+                    try state.finishWrite(ticket, size: Int64(piece.count), crc: CRC32.checksum(piece))
+                }
+                commitNow = commitNow || now
+            } catch {
+                abandon(Array(tickets[(position + 1)...]))
+                throw error
+            }
+        }
+        scheduleCommit(now: commitNow)
+    }
+
+    /// Gives up admitted writes that will not happen, closing their descriptors.
+    private func abandon(_ tickets: [WriteTicket]) {
+        state.withLock { state in
+            for ticket in tickets { state.abandonWrite(ticket) }
+        }
+        for ticket in tickets { FileIO.close(ticket.descriptor) }
+    }
+
     /// Writes chunk `index` from an array; see ``write(chunk:of:bytes:validator:)``.
     public func write(chunk index: Int64, of assetID: String, bytes: [UInt8], validator: String?) throws(CacheError) {
         try bytes.withUnsafeBytes { buffer in

@@ -67,7 +67,7 @@ public final class ChunkStore: Sendable {
         slotSize = encrypted ? StoreState.blocks(options.chunkSize + Int64(Self.sealOverhead)) : options.chunkSize
         var state = StoreState(
             layout: layout, chunkSize: options.chunkSize, slotSize: slotSize,
-            encrypted: encrypted,
+            encrypted: encrypted, hugePages: options.hugePages,
             chunksPerCut: encrypted ? 1 : max(1, options.truncationAlignment / options.chunkSize),
             maxSize: options.maxSize, commitBatchSize: options.commitBatchSize,
             indexHeadroom: walLimit / 2 + (64 << 10),

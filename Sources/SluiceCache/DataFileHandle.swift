@@ -16,10 +16,11 @@ final class DataFileHandle: @unchecked Sendable {
     let mapping: UnsafeRawBufferPointer?
 
     /// Takes ownership of `descriptor`; maps `mappedLength` bytes of the file when it is positive (a failed
-    /// mapping leaves the handle without one: its readers use the descriptor).
-    init(descriptor: Int32, mappedLength: Int64) {
+    /// mapping leaves the handle without one: its readers use the descriptor), advised to use huge pages when
+    /// `hugePages` is set.
+    init(descriptor: Int32, mappedLength: Int64, hugePages: Bool) {
         self.descriptor = descriptor
-        self.mapping = mappedLength > 0 ? FileIO.map(descriptor, length: mappedLength) : nil
+        self.mapping = mappedLength > 0 ? FileIO.map(descriptor, length: mappedLength, hugePages: hugePages) : nil
     }
 
     deinit {

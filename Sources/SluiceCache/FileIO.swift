@@ -25,11 +25,18 @@ enum FileIO {
 
     /// The first `length` bytes of a file mapped read-only and shared (`mmap(2)`), or nil when they cannot be
     /// (no address space left, `RLIMIT_AS`, an empty file). Unmap them with ``unmap(_:)``.
-    static func map(_ descriptor: Int32, length: Int64) -> UnsafeRawBufferPointer? {
+    ///
+    /// With `hugePages` the mapping is advised `MADV_HUGEPAGE`: a page it faults in from disk is read in a folio
+    /// of the huge page size (2 MiB on x86-64), which the kernel maps with one page-table entry, as it does the
+    /// folios that folio-sized writes make (``ChunkStore/chunksPerFolio``). Copying a hit out of 4 KiB entries
+    /// costs a TLB miss every 4 KiB (bench/README.md). Advice only: where transparent huge pages are off, nothing
+    /// changes.
+    static func map(_ descriptor: Int32, length: Int64, hugePages: Bool) -> UnsafeRawBufferPointer? {
         guard length > 0, length <= Int64(Int.max),
             let address = mmap(nil, Int(length), PROT_READ, MAP_SHARED, descriptor, 0),
             address != UnsafeMutableRawPointer(bitPattern: -1)  // MAP_FAILED
         else { return nil }
+        if hugePages { _ = madvise(address, Int(length), MADV_HUGEPAGE) }
         return UnsafeRawBufferPointer(start: address, count: Int(length))
     }
 

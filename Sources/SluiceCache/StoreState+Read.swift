@@ -58,7 +58,7 @@ extension StoreState {
         if openFiles.count >= Self.maxOpenFiles, let victim = openFiles.keys.first {
             openFiles[victim] = nil
         }
-        let file = DataFileHandle(descriptor: descriptor, mappedLength: encrypted ? 0 : length)
+        let file = DataFileHandle(descriptor: descriptor, mappedLength: encrypted ? 0 : length, hugePages: hugePages)
         openFiles[key] = file
         return file
     }

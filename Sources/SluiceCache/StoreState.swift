@@ -10,6 +10,8 @@ struct StoreState {
     /// Distance between chunk slots in a data file (`chunkSize`, or a sealed record rounded up to a block).
     let slotSize: Int64
     let encrypted: Bool
+    /// Data-file mappings are advised to use huge pages (``CacheOptions/hugePages``).
+    let hugePages: Bool
     /// Eviction truncates a data file only at a multiple of this many chunks (``CacheOptions/truncationAlignment``;
     /// 1 when encrypted: sealed chunks are never sent with `sendfile`).
     let chunksPerCut: Int64

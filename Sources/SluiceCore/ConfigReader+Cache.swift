@@ -4,7 +4,7 @@ extension ConfigReader {
     func readCache(_ value: Any, at key: String) -> CacheConfig? {
         let allowed: Set = [
             "directory", "maxSize", "maxAge", "chunkSize", "readahead", "revalidateAfter", "encryptionKeyEnv",
-            "encryptionKeyFile",
+            "encryptionKeyFile", "hugePages",
         ]
         guard let object = object(value, at: key, allowed: allowed) else { return nil }
         var cache = CacheConfig()
@@ -31,6 +31,7 @@ extension ConfigReader {
         if let interval = duration(object, "revalidateAfter", at: key, positive: false) {
             cache.revalidateAfter = interval
         }
+        if let hugePages = bool(object, "hugePages", at: key) { cache.hugePages = hugePages }
         if cache.maxSize / 16 < cache.chunkSize {
             fail(Self.key(key, "maxSize"), "must be at least 16 chunks (\(16 * cache.chunkSize) bytes)")
         }

@@ -92,6 +92,17 @@ extension ConfigReader {
         return value
     }
 
+    /// A JSON `true` or `false`.
+    func bool(_ object: [String: Any], _ name: String, at parent: String) -> Bool? {
+        guard let value = object[name] else { return nil }
+        // JSONSerialization gives booleans as numbers marked "c"; 0 and 1 are integers, not booleans.
+        guard let number = value as? NSNumber, String(cString: number.objCType) == "c" else {
+            fail(Self.key(parent, name), "expected true or false")
+            return nil
+        }
+        return number.boolValue
+    }
+
     /// A JSON integer (not a boolean, not a fraction) that fits in Int64.
     private static func jsonInteger(_ value: Any) -> Int64? {
         guard let number = value as? NSNumber else { return nil }

@@ -52,6 +52,7 @@ final class FillCoordinator: Sendable {
         case wake(@Sendable () -> Void)
         case resume(any FetchHandle)
         case cancel(any FetchHandle)
+        /// Write the completed chunks `bytes` from chunk `chunk` on (a run of ``ChunkStore/chunksPerFolio`` or fewer).
         case store(fill: Int, key: String, validator: String?, chunk: Int64, bytes: [UInt8])
         case successor(ReaderID, ReaderContext, at: Int64)
         case launch(fill: Int)
@@ -60,6 +61,8 @@ final class FillCoordinator: Sendable {
 
     private let store: ChunkStore
     private let settings: Settings
+    /// Completed chunks are written in aligned runs of this many (``ChunkStore/chunksPerFolio``).
+    private let chunksPerWrite: Int64
     private let metrics: GatewayMetrics
     private let logger: Logger
     private let state = Mutex(State())
@@ -70,6 +73,7 @@ final class FillCoordinator: Sendable {
     init(store: ChunkStore, settings: Settings, metrics: GatewayMetrics, logger: Logger) {
         self.store = store
         self.settings = settings
+        chunksPerWrite = store.chunksPerFolio
         self.metrics = metrics
         self.logger = logger
     }
@@ -210,14 +214,17 @@ final class FillCoordinator: Sendable {
                 fill.buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: slice[..<n]))
                 slice = UnsafeRawBufferPointer(rebasing: slice[n...])
                 if fill.buffer.count == chunkBytes {
-                    let completed = fill.buffer
-                    fill.recent[fill.bufferStart] = completed
-                    actions.append(
-                        .store(
-                            fill: id, key: fill.key, validator: fill.info.validator,
-                            chunk: fill.bufferStart / settings.chunkSize, bytes: completed))
+                    fill.recent[fill.bufferStart] = fill.buffer
+                    fill.unwritten = fill.unwritten ?? fill.bufferStart
                     fill.bufferStart += Int64(chunkBytes)
                     fill.buffer = []
+                    // A run is written once it reaches a folio boundary, or where the fill ends; every chunk at once
+                    // when the store refuses them (only the last two stay in memory then).
+                    if (fill.bufferStart / settings.chunkSize) % chunksPerWrite == 0 || fill.bufferStart >= fill.end
+                        || fill.cacheFull
+                    {
+                        storeUnwritten(of: &fill, actions: &actions)
+                    }
                 }
             }
             for waker in fill.waiters.values { actions.append(.wake(waker)) }
@@ -346,7 +353,7 @@ final class FillCoordinator: Sendable {
     private func release(_ id: Int, in state: inout State, actions: inout [Action]) {
         guard var fill = state.fills[id], fill.interest.isEmpty else { return }
         if fill.phase == .stopped {
-            state.fills[id] = nil
+            if fill.isFinished { state.fills[id] = nil }
             return
         }
         if fill.buffer.isEmpty {
@@ -370,7 +377,18 @@ final class FillCoordinator: Sendable {
         for waker in fill.waiters.values { actions.append(.wake(waker)) }
         fill.waiters = [:]
         fill.buffer = []
-        state.fills[id] = fill.interest.isEmpty || fill.recent.isEmpty ? nil : fill
+        storeUnwritten(of: &fill, actions: &actions)
+        state.fills[id] = fill.isFinished ? nil : fill
+    }
+
+    /// Hands the fill's completed chunks not yet written to the store, as one run.
+    private func storeUnwritten(of fill: inout FillState, actions: inout [Action]) {
+        guard let (start, bytes) = fill.takeUnwritten() else { return }
+        fill.storing += 1
+        actions.append(
+            .store(
+                fill: fill.id, key: fill.key, validator: fill.info.validator, chunk: start / settings.chunkSize,
+                bytes: bytes))
     }
 
     /// Fails fill `id`: every attached reader's response ends.
@@ -438,20 +456,27 @@ final class FillCoordinator: Sendable {
         if let id { launch(id) }
     }
 
-    /// Writes a completed chunk to the store; on success its memory copy is dropped.
+    /// Writes completed chunks from `chunk` on to the store; on success their memory copies are dropped.
     private func write(_ chunk: Int64, _ bytes: [UInt8], of id: Int, key: String, validator: String?) {
         var outcome: CacheError?
         do {
-            try store.write(chunk: chunk, of: key, bytes: bytes, validator: validator)
+            try bytes.withUnsafeBytes { bytes in
+                Result { () throws(CacheError) in
+                    try store.write(chunks: chunk, of: key, bytes: bytes, validator: validator)
+                }
+            }.get()
         } catch {
             outcome = error
         }
         state.withLock { state in
             guard var fill = state.fills[id] else { return }
+            fill.storing -= 1
             let start = chunk * settings.chunkSize
             switch outcome {
-            case nil, .busy:
-                fill.recent[start] = nil
+            case nil:
+                for written in stride(from: start, to: start + Int64(bytes.count), by: Int(settings.chunkSize)) {
+                    fill.recent[written] = nil
+                }
             default:
                 // No room, a disk error, or the entry was purged or replaced under the fill (`.stale`: the bytes
                 // still belong to the version this fill's readers announced, one upstream response guarded by
@@ -460,10 +485,12 @@ final class FillCoordinator: Sendable {
                 while fill.recent.count > 2, let oldest = fill.recent.keys.min() { fill.recent[oldest] = nil }
             }
             state.fills[id] = fill
-            if fill.phase == .stopped, fill.interest.isEmpty || fill.recent.isEmpty { state.fills[id] = nil }
+            if fill.isFinished { state.fills[id] = nil }
         }
-        if let outcome, outcome != .busy {
-            logger.debug("chunk not cached", ["asset": key, "chunk": String(chunk), "reason": "\(outcome)"])
+        if let outcome {
+            logger.debug(
+                "chunks not cached",
+                ["asset": key, "chunk": String(chunk), "bytes": String(bytes.count), "reason": "\(outcome)"])
         }
     }
 }

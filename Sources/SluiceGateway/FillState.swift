@@ -8,8 +8,8 @@ typealias ReaderID = ObjectIdentifier
 /// under the ``FillCoordinator``'s lock.
 ///
 /// Bytes arrive at `position`. The chunk being received sits in `buffer` (from `bufferStart`); completed chunks
-/// move to the store, and the last one or two stay in `recent` while they are written, or when the store had no
-/// room for them, so that readers attached to the fill never miss bytes.
+/// move to the store in folio-aligned runs (from `unwritten`), and stay in `recent` until written, or the last one
+/// or two when the store had no room for them, so that readers attached to the fill never miss bytes.
 struct FillState {
     /// Why a fill stops taking bytes.
     enum Phase: Equatable {
@@ -32,6 +32,10 @@ struct FillState {
     var buffer: [UInt8] = []
     /// Completed chunks still held in memory, by start offset.
     var recent: [Int64: [UInt8]] = [:]
+    /// Start of the first completed chunk not handed to the store yet (the rest of its run is still to come).
+    var unwritten: Int64?
+    /// Runs handed to the store whose write has not returned.
+    var storing = 0
     /// Readers attached to this fill and the offset each needs next.
     var interest: [ReaderID: Int64] = [:]
     /// Wakers of readers waiting for bytes beyond `position`.
@@ -45,6 +49,10 @@ struct FillState {
     var fetch: (any FetchHandle)?
     /// Whether a follow-on fill was already started from `end` for readahead.
     var successorStarted = false
+
+    /// Whether a stopped fill can go: nothing left in memory, or no reader left and no write under way (a reader
+    /// arriving while a run is written reads it from memory: the store does not have it yet).
+    var isFinished: Bool { phase == .stopped && (recent.isEmpty || interest.isEmpty && storing == 0) }
 
     /// Offset of the next byte expected from the upstream.
     var position: Int64 { bufferStart + Int64(buffer.count) }
@@ -75,6 +83,20 @@ struct FillState {
             out.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<(offset + n)]))
         }
         return n
+    }
+
+    /// The completed chunks from `unwritten` to `bufferStart` as one run (its start and bytes), which the caller
+    /// hands to the store; nil when there are none. Clears `unwritten`.
+    mutating func takeUnwritten() -> (start: Int64, bytes: [UInt8])? {
+        guard let start = unwritten else { return nil }
+        unwritten = nil
+        guard var bytes = recent[start] else { return nil }
+        var next = start + Int64(bytes.count)
+        while next < bufferStart, let chunk = recent[next] {
+            bytes += chunk
+            next += Int64(chunk.count)
+        }
+        return (start, bytes)
     }
 
     /// Whether the fill should hold the upstream back: it is `readahead` ahead of its furthest reader, or,

@@ -59,7 +59,7 @@ public final class Gateway: Sendable {
                 options: CacheOptions(
                     directory: cache.directory, maxSize: cache.maxSize, maxAge: cache.maxAge,
                     chunkSize: cache.chunkSize,
-                    encryptionKey: cache.encryptionKeyBytes),
+                    encryptionKey: cache.encryptionKeyBytes, hugePages: cache.hugePages),
                 logger: logger)
         } catch {
             throw .cache(String(describing: error))

@@ -25,7 +25,8 @@ final class CacheOffline: CacheTarget {
             let store = try ChunkStore(
                 options: CacheOptions(
                     directory: settings.directory, maxSize: settings.maxSize, maxAge: settings.maxAge,
-                    chunkSize: settings.chunkSize, encryptionKey: settings.encryptionKeyBytes),
+                    chunkSize: settings.chunkSize, encryptionKey: settings.encryptionKeyBytes,
+                    hugePages: settings.hugePages),
                 logger: Logger(level: .warning))
             return CacheOffline(store: store)
         } catch {

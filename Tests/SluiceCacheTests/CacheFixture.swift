@@ -18,9 +18,11 @@ struct CacheFixture {
     }
 
     func options(
-        maxSize: Int64 = 64 << 20, chunkSize: Int64 = 64 << 10, key: [UInt8]? = nil, lazyCommit: Bool = false
+        maxSize: Int64 = 64 << 20, chunkSize: Int64 = 64 << 10, key: [UInt8]? = nil, lazyCommit: Bool = false,
+        hugePages: Bool = false
     ) -> CacheOptions {
-        var options = CacheOptions(directory: directory, maxSize: maxSize, chunkSize: chunkSize, encryptionKey: key)
+        var options = CacheOptions(
+            directory: directory, maxSize: maxSize, chunkSize: chunkSize, encryptionKey: key, hugePages: hugePages)
         options.maxAge = .seconds(3600)
         if lazyCommit {
             options.commitInterval = .seconds(3600)

@@ -16,7 +16,8 @@ struct ConfigLoaderTests {
                          "maxConnections": 500, "maxConnectionsPerIP": 50, "idleTimeout": "30s",
                          "shutdownGrace": "5s", "adminListen": "[::1]:9090"},
               "cache": {"directory": "cache", "maxSize": "20GiB", "maxAge": "90d", "chunkSize": "1MiB",
-                        "readahead": "8MiB", "revalidateAfter": "15m", "encryptionKeyFile": "\(keyPath)"},
+                        "readahead": "8MiB", "revalidateAfter": "15m", "encryptionKeyFile": "\(keyPath)",
+                        "hugePages": true},
               "logging": {"format": "json", "level": "debug"},
               "upstreams": {
                 "nas": {"kind": "webdav", "baseURL": "https://nas.example/dav",
@@ -50,6 +51,7 @@ struct ConfigLoaderTests {
         #expect(config.cache.chunkSize == 1 << 20)
         #expect(config.cache.readahead == 8 << 20)
         #expect(config.cache.revalidateAfter == .seconds(900))
+        #expect(config.cache.hugePages)
         #expect(config.cache.encryptionKeyBytes == [UInt8](repeating: 0xAB, count: 32))
 
         #expect(config.logging.format == .json)
@@ -88,6 +90,7 @@ struct ConfigLoaderTests {
         #expect(config.cache.chunkSize == CacheConfig().chunkSize)
         #expect(config.cache.encryptionKey == nil)
         #expect(config.cache.encryptionKeyBytes == nil)
+        #expect(!config.cache.hugePages)
         #expect(config.logging.format == .text)
         #expect(config.logging.level == .info)
         #expect(config.upstreams.count == 1)

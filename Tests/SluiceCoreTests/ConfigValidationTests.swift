@@ -53,6 +53,8 @@ struct ConfigValidationTests {
             minimalConfig(#""cache": {"maxSize": "-1GiB"}"#),
             [#"cache.maxSize: expected a size like "20GiB": "-1GiB" is negative"#]
         ),
+        (minimalConfig(#""cache": {"hugePages": 1}"#), ["cache.hugePages: expected true or false"]),
+        (minimalConfig(#""cache": {"hugePages": "no"}"#), ["cache.hugePages: expected true or false"]),
         (
             minimalConfig(#""cache": {"readahead": "-8MiB"}"#),
             [#"cache.readahead: expected a size like "20GiB": "-8MiB" is negative"#]

@@ -14,10 +14,12 @@ final class CoordinatorHarness: Sendable {
     let metrics = GatewayMetrics()
     let asset = AssetID(upstream: "scripted", path: try! AssetPath(plain: "media/file.bin"))
 
-    init(chunkSize: Int64 = 64 << 10, readahead: Int64 = 256 << 10, maxSize: Int64 = 64 << 20) throws {
+    init(
+        chunkSize: Int64 = 64 << 10, readahead: Int64 = 256 << 10, maxSize: Int64 = 64 << 20, hugePages: Bool = false
+    ) throws {
         directory = NSTemporaryDirectory() + "sluice-coordinator-\(UUID().uuidString)"
         store = try ChunkStore(
-            options: CacheOptions(directory: directory, maxSize: maxSize, chunkSize: chunkSize),
+            options: CacheOptions(directory: directory, maxSize: maxSize, chunkSize: chunkSize, hugePages: hugePages),
             logger: Logger(level: .error))
         coordinator = FillCoordinator(
             store: store, settings: .init(chunkSize: chunkSize, readahead: readahead, retryDelay: .milliseconds(10)),

@@ -1,5 +1,8 @@
+import SluiceCache
 import SluiceCore
+import SluiceHTTP
 import SluiceTestSupport
+import SluiceUpstream
 import Synchronization
 import Testing
 
@@ -96,8 +99,8 @@ struct FillCoordinatorTests {
         let range = ByteRange(first: 500_000, last: 600_000)
         #expect(
             await harness.drain(harness.body(upstream, range), length: range.count) == Array(data[500_000...600_000]))
-        let entry = try #require(try harness.store.entry(for: harness.asset.description))
-        #expect(entry.chunks.contains(0))
+        // Chunk 0 is written with the rest of its folio's run, at the latest when the fill stops.
+        #expect(await Poll.until(within: .seconds(5)) { (try? harness.chunks())?.contains(0) == true })
     }
 
     @Test("a broken body resumes from the last byte with If-Range")
@@ -134,5 +137,198 @@ struct FillCoordinatorTests {
         try harness.record(upstream)
         let whole = ByteRange(first: 0, last: Int64(data.count) - 1)
         #expect(await harness.drain(harness.body(upstream, whole), length: whole.count) == data)
+    }
+
+    /// Chunks of 1 MiB: the store takes a folio's worth of them at once (``ChunkStore/chunksPerFolio``, 2 with
+    /// 2 MiB folios), so the coordinator holds each completed chunk until its run is complete.
+    static let folioChunk: Int64 = 1 << 20
+
+    /// The chunks written once `completed` chunks of a 4-chunk fill from 0 are complete: whole runs of `run`, and
+    /// all of them once the fill has ended.
+    static func written(after completed: Int64, run: Int64, of total: Int64 = 4) -> ChunkSet {
+        ChunkSet(0..<(completed == total ? total : completed / run * run))
+    }
+
+    /// A store laid out for huge pages, a paced upstream with a 4-chunk object (seeded with `seed`) and a body
+    /// reading all of it.
+    private static func folioFill(seed: UInt64) throws -> (CoordinatorHarness, PacedUpstream, CachedBody) {
+        let harness = try CoordinatorHarness(chunkSize: folioChunk, hugePages: true)
+        try #require(
+            harness.store.chunksPerFolio >= 2, "1 MiB chunks fill this machine's largest folio one by one: none is held"
+        )
+        let upstream = PacedUpstream(ScriptedUpstream(data: SeededGenerator.bytes(Int(4 * folioChunk), seed: seed)))
+        try harness.record(upstream.scripted)
+        return (harness, upstream, harness.body(upstream, ByteRange(first: 0, last: 4 * folioChunk - 1)))
+    }
+
+    @Test("completed chunks are held in memory and served from there until their folio's run is complete")
+    func chunksAreWrittenInFolioRuns() async throws {
+        let chunk = Self.folioChunk
+        let (harness, upstream, body) = try Self.folioFill(seed: 3)
+        let run = harness.store.chunksPerFolio
+        let data = upstream.scripted.data
+        let whole = ByteRange(first: 0, last: 4 * chunk - 1)
+
+        // The reader asks for byte 0 and reads no further: the fill runs a chunk ahead of it and pauses there.
+        #expect(body.read(byte: 0) == .pending)
+        #expect(await upstream.pauses(at: chunk))
+        #expect(try harness.chunks() == Self.written(after: 1, run: run))
+        #expect(body.readAtOnce(0..<chunk) == Array(data[..<Int(chunk)]))
+        #expect(try harness.chunks() == Self.written(after: 1, run: run))
+
+        // Asking past the fill's position lets it run a chunk further: with 2 MiB folios the second chunk completes
+        // the first run.
+        #expect(body.read(byte: chunk) == .pending)
+        #expect(await upstream.pauses(at: 2 * chunk))
+        let written = Self.written(after: 2, run: run)
+        #expect(try harness.chunks() == written)
+        if let last = written.max() {
+            let range = ByteRange(first: 0, last: (last + 1) * chunk - 1)
+            let stored = try harness.store.read(
+                range, of: harness.asset.description, validator: upstream.info.validator)
+            #expect(stored == Array(data[..<Int(range.count)]))
+        }
+
+        #expect(await harness.drain(body, length: whole.count) == data)
+        try await harness.settle()
+        harness.store.flush()
+        let entry = try #require(try harness.store.entry(for: harness.asset.description))
+        #expect(entry.committedChunks == ChunkSet(0..<4))
+        #expect(
+            try harness.store.read(whole, of: harness.asset.description, validator: upstream.info.validator) == data)
+        #expect(upstream.scripted.bytesSent == data.count)
+    }
+
+    @Test("a fill whose reader leaves while a chunk is held still writes it", arguments: [Int64(1), 3])
+    func heldChunkIsWrittenWhenTheReaderLeaves(chunksRead: Int64) async throws {
+        let chunk = Self.folioChunk
+        let (harness, upstream, body) = try Self.folioFill(seed: 4)
+        let run = harness.store.chunksPerFolio
+        let data = upstream.scripted.data
+
+        // Let the fill run one chunk at a time, reading each chunk it holds from its memory. A chunk already written
+        // is not read: reading it from the store would move the reader, and the fill with it, on through the next.
+        for index in 0..<chunksRead {
+            let start = index * chunk
+            #expect(body.read(byte: start) == .pending)
+            #expect(await upstream.pauses(at: start + chunk))
+            if !Self.written(after: index + 1, run: run).contains(index) {
+                #expect(body.readAtOnce(start..<start + chunk) == Array(data[Int(start)..<Int(start + chunk)]))
+            }
+        }
+        let written = Self.written(after: chunksRead, run: run)
+        #expect(try harness.chunks() == written)
+        #expect(written != ChunkSet(0..<chunksRead), "the last chunk read is held, not written yet")
+
+        body.close(completed: false)
+        try await harness.settle()
+        #expect(await Poll.until(within: .seconds(5)) { (try? harness.chunks()) == ChunkSet(0..<chunksRead) })
+        harness.store.flush()
+        let entry = try #require(try harness.store.entry(for: harness.asset.description))
+        #expect(entry.committedChunks == ChunkSet(0..<chunksRead))
+        let range = ByteRange(first: 0, last: chunksRead * chunk - 1)
+        #expect(
+            try harness.store.read(range, of: harness.asset.description, validator: upstream.info.validator)
+                == Array(data[..<Int(range.count)]))
+        // The fill stopped where its reader left.
+        #expect(upstream.scripted.bytesSent == Int(chunksRead * chunk))
+    }
+}
+
+/// A scripted upstream whose fetches report, once each `receive` has returned (so the coordinator has done what
+/// that call decided, writes to the store included), how far they got and whether the fill paused them there.
+private final class PacedUpstream: Upstream {
+    let scripted: ScriptedUpstream
+    private let progress = Mutex((position: Int64(0), paused: false))
+
+    init(_ scripted: ScriptedUpstream) {
+        self.scripted = scripted
+    }
+
+    var name: String { scripted.name }
+    var info: ContentInfo { scripted.info }
+
+    func contentInfo(for path: AssetPath) async throws(UpstreamError) -> ContentInfo { scripted.info }
+
+    func fetch(_ path: AssetPath, range: ByteRange?, ifRange: String?, into sink: any FetchSink) -> any FetchHandle {
+        scripted.fetch(path, range: range, ifRange: ifRange, into: PacedSink(sink, upstream: self))
+    }
+
+    /// Waits (up to 20 seconds) until the fill paused its fetch with every byte before `offset` taken.
+    func pauses(at offset: Int64) async -> Bool {
+        await Poll.until(within: .seconds(20)) { progress.withLock { $0 == (offset, true) } }
+    }
+
+    fileprivate func took(upTo position: Int64, advice: FetchAdvice) {
+        progress.withLock { $0 = (position, advice == .pause) }
+    }
+}
+
+/// Forwards a fetch's events to the fill's sink and reports its progress to a ``PacedUpstream``.
+private final class PacedSink: FetchSink {
+    private let sink: any FetchSink
+    private let upstream: PacedUpstream
+    private let position = Mutex(Int64(0))
+
+    init(_ sink: any FetchSink, upstream: PacedUpstream) {
+        self.sink = sink
+        self.upstream = upstream
+    }
+
+    func start(_ start: FetchStart) -> FetchAdvice {
+        position.withLock { $0 = start.delivered?.first ?? 0 }
+        return sink.start(start)
+    }
+
+    func receive(_ bytes: UnsafeRawBufferPointer) -> FetchAdvice {
+        let advice = sink.receive(bytes)
+        let end = position.withLock { position in
+            position += Int64(bytes.count)
+            return position
+        }
+        upstream.took(upTo: end, advice: advice)
+        return advice
+    }
+
+    func finish(_ error: UpstreamError?) { sink.finish(error) }
+}
+
+extension CoordinatorHarness {
+    /// A body over `range` whose fills fetch from `upstream`.
+    fileprivate func body(_ upstream: PacedUpstream, _ range: ByteRange) -> CachedBody {
+        CachedBody(
+            context: ReaderContext(asset: asset, info: upstream.info, upstream: upstream, range: range), range: range,
+            store: store, coordinator: coordinator, metrics: metrics)
+    }
+
+    /// The chunks of the asset the store can serve (pending or present).
+    fileprivate func chunks() throws -> ChunkSet {
+        try store.entry(for: asset.description)?.chunks ?? ChunkSet()
+    }
+}
+
+extension CachedBody {
+    /// Reads one byte at body offset `offset`.
+    fileprivate func read(byte offset: Int64) -> HTTPBodyRead {
+        var byte: UInt8 = 0
+        return withUnsafeMutableBytes(of: &byte) { read(at: offset, into: $0) }
+    }
+
+    /// Reads `range` (body offsets), every read answered at once (from a fill's memory, or the store); nil when one
+    /// is not.
+    fileprivate func readAtOnce(_ range: Range<Int64>) -> [UInt8]? {
+        var out: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        let count = range.upperBound - range.lowerBound
+        while Int64(out.count) < count {
+            let want = Int(min(Int64(buffer.count), count - Int64(out.count)))
+            let step = buffer.withUnsafeMutableBytes {
+                read(
+                    at: range.lowerBound + Int64(out.count), into: UnsafeMutableRawBufferPointer(rebasing: $0[..<want]))
+            }
+            guard case .bytes(let n) = step else { return nil }
+            out += buffer[..<n]
+        }
+        return out
     }
 }
