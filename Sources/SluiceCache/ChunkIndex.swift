@@ -37,7 +37,10 @@ struct ChunkIndex {
                 """)
             if existing != 0 && existing != Self.schemaVersion {
                 try database.execute(
-                    "DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS assets; DROP TABLE IF EXISTS meta;")
+                    """
+                    DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS assets; DROP TABLE IF EXISTS meta;
+                    DROP TABLE IF EXISTS write_marks;
+                    """)
             }
             try database.execute(
                 """
@@ -51,6 +54,7 @@ struct ChunkIndex {
                 CREATE TABLE IF NOT EXISTS chunks(
                     asset_key TEXT NOT NULL, idx INTEGER NOT NULL, size INTEGER NOT NULL, crc32 INTEGER NOT NULL,
                     written_at REAL NOT NULL, PRIMARY KEY(asset_key, idx)) WITHOUT ROWID;
+                CREATE TABLE IF NOT EXISTS write_marks(key TEXT PRIMARY KEY) WITHOUT ROWID;
                 PRAGMA user_version=\(Self.schemaVersion);
                 """)
         } catch {
@@ -251,7 +255,7 @@ struct ChunkIndex {
 
     func deleteAll() throws(CacheError) {
         memo.forgetAll()
-        try database.execute("DELETE FROM chunks; DELETE FROM assets;")
+        try database.execute("DELETE FROM chunks; DELETE FROM assets; DELETE FROM write_marks;")
     }
 
     /// Runs `body` in one transaction; when it rolls back, the memo (which may hold rows of the rolled-back

@@ -44,6 +44,28 @@ extension ChunkStore {
         try index.setMeta("key_check", keyCheck)
     }
 
+    /// Measures the data files of assets still marked as being written (``ChunkIndex/markWriting(_:)``), which
+    /// only a crash leaves behind, and records their allocation: blocks written after the last commit count
+    /// against the cap from the start. A marked file without an index entry is deleted. Clears the marks.
+    static func measureMarkedFiles(_ state: inout StoreState) throws(CacheError) {
+        let index = try state.openIndex()
+        let keys = try index.writeMarks()
+        guard !keys.isEmpty else { return }
+        let layout = state.layout
+        try index.transaction { () throws(CacheError) in
+            for key in keys {
+                let path = layout.dataFile(forKey: key)
+                if try index.asset(key) != nil {
+                    try index.setAllocated(key, FileIO.allocatedBytes(path: path))
+                } else if FileIO.exists(path) {
+                    try FileIO.unlink(path)
+                }
+                try index.clearWriteMark(key)
+            }
+        }
+        state.logger.info("cache data files measured after an unclean stop", ["cache.files": "\(keys.count)"])
+    }
+
     /// A short fingerprint of the encryption key (an HMAC under it, never the key), or `none`.
     static func keyCheck(_ key: [UInt8]?) -> String {
         guard let key else { return "none" }
@@ -64,6 +86,8 @@ extension ChunkStore {
         state.trashBytes += state.dataBytes
         state.dataBytes = 0
         state.allocatedUpdates.removeAll()
+        // The index's marks went with its rows (``ChunkIndex/deleteAll()``).
+        state.writeMarks.removeAll()
         for key in Array(state.runtime.keys) {
             state.runtime[key]!.pending.removeAll()
             state.runtime[key]!.generation = state.nextSerial()

@@ -84,6 +84,7 @@ public final class ChunkStore: Sendable {
         state.index = index
         do {
             try Self.checkCompatibility(&state, rebuilt: rebuilt, keyCheck: Self.keyCheck(options.encryptionKey))
+            try Self.measureMarkedFiles(&state)
             state.dataBytes = try index.totalAllocated()
         } catch {
             index.close()

@@ -24,6 +24,8 @@ extension StoreState {
                 chunks: item.chunks.filter { runtime[item.key]?.pending[$0.index]?.serial == $0.chunk.serial }
             )
         }
+        // Every ended write measured its file into the batched updates: a mark can go once no write is running.
+        let settled = writeMarks.filter { runtime[$0]?.writing.isEmpty ?? true }
         try index.transaction { () throws(CacheError) in
             for item in current {
                 for (chunkIndex, chunk) in item.chunks {
@@ -33,8 +35,10 @@ extension StoreState {
                 }
             }
             try writeBatchedUpdates()
+            for key in settled { try index.clearWriteMark(key) }
         }
         clearBatchedUpdates()
+        writeMarks.subtract(settled)
         // Writeback can allocate filesystem metadata (an ext4 extent-tree block) that `fstat` after the
         // write did not show yet: measure again now that the data is synced.
         for item in current where runtime[item.key]?.writing.isEmpty ?? true {

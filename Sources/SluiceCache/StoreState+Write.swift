@@ -23,6 +23,11 @@ extension StoreState {
         // boundary, and ext4 may allocate an extent-tree block for a sparse file.
         let reservation = Self.blocks(storedSize(Int64(count))) + 4096
         try makeRoom(reservation, sparing: key)
+        if !writeMarks.contains(key) {
+            // Committed before the first byte is written: after a crash, start-up measures this file.
+            try database.markWriting(key)
+            writeMarks.insert(key)
+        }
         if try FileIO.makeDirectory(layout.dataDirectory) { measure(layout.dataDirectory) }
         let shard = layout.shardDirectory(forKey: key)
         try FileIO.makeDirectory(shard)

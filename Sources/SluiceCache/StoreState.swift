@@ -54,6 +54,8 @@ struct StoreState {
     var openFiles: [String: DataFileHandle] = [:]
     /// Index keys of recently used asset IDs.
     var keys: [String: String] = [:]
+    /// Keys whose write mark is committed in the index (``ChunkIndex/markWriting(_:)``).
+    var writeMarks: Set<String> = []
 
     static let maxOpenFiles = 64
     static let maxRememberedKeys = 4096

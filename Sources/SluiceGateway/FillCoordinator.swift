@@ -81,6 +81,9 @@ final class FillCoordinator: Sendable {
     /// Number of fills fetching right now.
     var inflightFetches: Int { state.withLock { $0.fills.values.count { $0.phase != .stopped } } }
 
+    /// Whether no fill is fetching or still handing its chunks to the store.
+    var isIdle: Bool { state.withLock { $0.fills.isEmpty } }
+
     // MARK: readers (HTTP worker threads)
 
     /// Serves offset `p` to `reader` from a fill's memory, or says to wait for it or to read the store.

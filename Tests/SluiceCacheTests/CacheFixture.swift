@@ -42,6 +42,23 @@ struct CacheFixture {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// Runs `body` with a fixture and a second one for a copy of its files (copying the files of a running store
+    /// is what a crash leaves behind); both are removed afterwards.
+    static func withCrashCopy(_ body: (_ fixture: CacheFixture, _ copy: CacheFixture) throws -> Void) throws {
+        let fixture = try CacheFixture()
+        let copy = try CacheFixture()
+        defer {
+            fixture.remove()
+            copy.remove()
+        }
+        try body(fixture, copy)
+    }
+
+    /// Copies the cache directory to `copy`'s.
+    func copyFiles(to copy: CacheFixture) throws {
+        try FileManager.default.copyItem(atPath: directory, toPath: copy.directory)
+    }
+
     /// Allocated bytes of every file and directory under the cache directory, itself included.
     func allocatedBytes() -> Int64 {
         var total = Self.allocated(directory)

@@ -190,30 +190,25 @@ import Testing
     }
 
     @Test func uncommittedChunksAreNotServedAfterACrash() throws {
-        let fixture = try CacheFixture()
-        let copy = try CacheFixture()
-        defer {
-            fixture.remove()
-            copy.remove()
-        }
-        let store = try fixture.open(fixture.options(chunkSize: Self.chunk, lazyCommit: true))
-        defer { store.close() }
-        try store.fill("nas://a", length: Self.length, chunks: [0])
-        store.flush()
-        try store.fill("nas://a", length: Self.length, chunks: [1])
-        // Copying the files of a running store is what a crash leaves behind: chunk 1's bytes are in the
-        // data file, but its row never reached the index.
-        try FileManager.default.copyItem(atPath: fixture.directory, toPath: copy.directory)
+        try CacheFixture.withCrashCopy { fixture, copy in
+            let store = try fixture.open(fixture.options(chunkSize: Self.chunk, lazyCommit: true))
+            defer { store.close() }
+            try store.fill("nas://a", length: Self.length, chunks: [0])
+            store.flush()
+            try store.fill("nas://a", length: Self.length, chunks: [1])
+            // Chunk 1's bytes are in the data file, but its row never reached the index.
+            try fixture.copyFiles(to: copy)
 
-        let recovered = try copy.open(copy.options(chunkSize: Self.chunk))
-        defer { recovered.close() }
-        #expect(try recovered.entry(for: "nas://a")?.chunks == ChunkSet([0]))
-        #expect(throws: CacheError.notCached) {
-            try recovered.read(ByteRange(first: Self.chunk, last: Self.chunk), of: "nas://a", validator: "\"v1\"")
+            let recovered = try copy.open(copy.options(chunkSize: Self.chunk))
+            defer { recovered.close() }
+            #expect(try recovered.entry(for: "nas://a")?.chunks == ChunkSet([0]))
+            #expect(throws: CacheError.notCached) {
+                try recovered.read(ByteRange(first: Self.chunk, last: Self.chunk), of: "nas://a", validator: "\"v1\"")
+            }
+            #expect(
+                try recovered.read(ByteRange(first: 0, last: 3), of: "nas://a", validator: "\"v1\"")
+                    == Array(chunkBytes(0, count: 4)))
         }
-        #expect(
-            try recovered.read(ByteRange(first: 0, last: 3), of: "nas://a", validator: "\"v1\"")
-                == Array(chunkBytes(0, count: 4)))
     }
 
     @Test func versionChangeDropsChunksAndRefusesOldWrites() throws {

@@ -43,9 +43,10 @@ final class CoordinatorHarness: Sendable {
             store: store, coordinator: coordinator, metrics: metrics)
     }
 
-    /// Waits (up to two seconds) until no fill is running: a fill finishes its chunk after its reader left.
+    /// Waits (up to ten seconds) until no fill is left: a fill finishes its chunk after its reader left, then
+    /// hands its chunks to the store (which takes seconds on a busy machine).
     func settle() async throws {
-        for _ in 0..<200 where coordinator.inflightFetches > 0 { try await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<1000 where !coordinator.isIdle { try await Task.sleep(for: .milliseconds(10)) }
     }
 
     /// Reads the whole body, or up to `limit` bytes; nil when the body failed.

@@ -1,0 +1,25 @@
+/// Write marks: the keys of assets whose data files may hold blocks that `assets.allocated` does not count yet.
+///
+/// A write's blocks are counted in memory as soon as it ends, but reach `assets.allocated` only with the next
+/// commit. A store marks an asset (committed at once) before its first write since the last commit, and clears the
+/// mark in the commit that records the allocation of its last write. After a crash, only the marked assets' data
+/// files need measuring for the byte count to be true again, so start-up never walks the data directory.
+extension ChunkIndex {
+    /// Marks `key` as being written.
+    func markWriting(_ key: String) throws(CacheError) {
+        try database.statement("INSERT OR IGNORE INTO write_marks(key) VALUES (?)").bind(.text(key)).run()
+    }
+
+    /// Clears the mark of `key`.
+    func clearWriteMark(_ key: String) throws(CacheError) {
+        try database.statement("DELETE FROM write_marks WHERE key = ?").bind(.text(key)).run()
+    }
+
+    /// Every marked key.
+    func writeMarks() throws(CacheError) -> [String] {
+        let statement = try database.statement("SELECT key FROM write_marks")
+        var keys: [String] = []
+        while try statement.step() { keys.append(statement.text(0) ?? "") }
+        return keys
+    }
+}
