@@ -15,11 +15,13 @@ extension ChunkIndex {
         try database.statement("DELETE FROM write_marks WHERE key = ?").bind(.text(key)).run()
     }
 
-    /// Every marked key.
+    /// Every marked key that has the form of a cache key (a key naming no data file is never a path).
     func writeMarks() throws(CacheError) -> [String] {
         let statement = try database.statement("SELECT key FROM write_marks")
         var keys: [String] = []
-        while try statement.step() { keys.append(statement.text(0) ?? "") }
+        while try statement.step() {
+            if let key = statement.text(0).flatMap({ CacheLayout.key(fromFileName: $0 + ".dat") }) { keys.append(key) }
+        }
         return keys
     }
 }

@@ -24,6 +24,11 @@ extension StoreState {
                 chunks: item.chunks.filter { runtime[item.key]?.pending[$0.index]?.serial == $0.chunk.serial }
             )
         }
+        // Writeback can allocate filesystem metadata (an ext4 extent-tree block) that `fstat` after the
+        // write did not show yet: measure again, the data being synced, so that the transaction records it.
+        for item in current where runtime[item.key]?.writing.isEmpty ?? true {
+            try setAllocated(item.key, FileIO.allocatedBytes(path: layout.dataFile(forKey: item.key)))
+        }
         // Every ended write measured its file into the batched updates: a mark can go once no write is running.
         let settled = writeMarks.filter { runtime[$0]?.writing.isEmpty ?? true }
         try index.transaction { () throws(CacheError) in
@@ -39,11 +44,6 @@ extension StoreState {
         }
         clearBatchedUpdates()
         writeMarks.subtract(settled)
-        // Writeback can allocate filesystem metadata (an ext4 extent-tree block) that `fstat` after the
-        // write did not show yet: measure again now that the data is synced.
-        for item in current where runtime[item.key]?.writing.isEmpty ?? true {
-            try setAllocated(item.key, FileIO.allocatedBytes(path: layout.dataFile(forKey: item.key)))
-        }
         for item in current {
             let committed = Set(item.chunks.map(\.index))
             dropPending(item.key) { committed.contains($0) }
