@@ -306,12 +306,19 @@ http {
         self.wait_http(proc, "http://127.0.0.1:%d/" % port, ok=lambda s: s in (200, 401, 404))
         return proc, port
 
-    def sluice(self, name, binary, upstreams, cache_dir, max_size="4GiB", env=None, cache_options=None):
+    def sluice(self, name, binary, upstreams, cache_dir, max_size="4GiB", env=None, cache_options=None,
+               server_options=None):
         """Writes a gateway config and starts `sluice serve`; returns (process, port).
-        `cache_options` adds keys to the `cache` object (e.g. {"chunkSize": "1MiB", "readahead": "1MiB"})."""
+        `cache_options` adds keys to the `cache` object (e.g. {"chunkSize": "1MiB", "readahead": "1MiB"}),
+        `server_options` to the `server` object."""
+        config_path, port = self.sluice_config(name, upstreams, cache_dir, max_size, cache_options, server_options)
+        return self.start_sluice(name, binary, config_path, port, env), port
+
+    def sluice_config(self, name, upstreams, cache_dir, max_size="4GiB", cache_options=None, server_options=None):
+        """Writes NAME.json, a gateway config on a free port; returns (path, port)."""
         port = free_port()
         config = {
-            "server": {"listen": "127.0.0.1:%d" % port},
+            "server": dict({"listen": "127.0.0.1:%d" % port}, **(server_options or {})),
             "cache": dict({"directory": cache_dir, "maxSize": max_size}, **(cache_options or {})),
             "upstreams": upstreams,
             "logging": {"level": "warning"},
@@ -319,9 +326,13 @@ http {
         config_path = self.path(name + ".json")
         with open(config_path, "w") as f:
             json.dump(config, f, indent=2)
+        return config_path, port
+
+    def start_sluice(self, name, binary, config_path, port, env=None):
+        """Starts `sluice serve` on a config written by `sluice_config` and waits for /healthz."""
         proc = self.start(name, [binary, "serve", "--config", config_path], env=env)
         self.wait_http(proc, "http://127.0.0.1:%d/healthz" % port, ok=lambda s: s == 200)
-        return proc, port
+        return proc
 
 
 # -- load tools ---------------------------------------------------------------------------------
