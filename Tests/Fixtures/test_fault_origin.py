@@ -48,6 +48,18 @@ class Origin:
     def stats(self):
         return json.loads(self.request("/_stats")[2])
 
+    def settled_recent(self, count, timeout=10):
+        """`recent` once it holds `count` records that have all ended, or as it is at the deadline.
+
+        The origin marks a record ended after its last write, so a client can hold the whole answer first.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            recent = self.stats()["recent"]
+            if (len(recent) == count and all(r["ended"] for r in recent)) or time.monotonic() > deadline:
+                return recent
+            time.sleep(0.02)
+
     def close(self):
         self.proc.terminate()
         self.proc.wait(timeout=10)
@@ -222,7 +234,7 @@ class FaultOriginTests(unittest.TestCase):
             self.assertEqual(stats["byPath"]["/data.bin"], {"requests": 3, "bytes": 100 + SIZE})
             self.assertEqual(stats["byStatus"], {"206": 1, "200": 2})
             self.assertEqual([r["range"] for r in stats["recent"]], ["bytes=0-99", None, None])
-            self.assertEqual([r["ended"] for r in stats["recent"]], ["complete"] * 3)
+            self.assertEqual([r["ended"] for r in origin.settled_recent(3)], ["complete"] * 3)
             self.assertEqual(stats["recent"][0]["headers"]["range"], "bytes=0-99")
             self.assertEqual(origin.request("/_reset", method="POST")[0], 204)
             self.assertEqual(origin.stats()["requests"], 0)
@@ -240,13 +252,8 @@ class FaultOriginTests(unittest.TestCase):
                 s.recv(1)
             with socket.create_connection(("127.0.0.1", origin.port)) as s:
                 s.sendall(b"GET /stall/data.bin HTTP/1.1\r\nHost: x\r\n\r\n")
-            deadline = time.monotonic() + 10
-            while True:
-                recent = origin.stats()["recent"]
-                # The stalled request may not have reached the origin yet when the other two have ended.
-                if (len(recent) == 3 and all(r["ended"] for r in recent)) or time.monotonic() > deadline:
-                    break
-                time.sleep(0.05)
+            # The stalled request may not have reached the origin yet when the other two have ended.
+            recent = origin.settled_recent(3)
             self.assertEqual([(r["path"], r["ended"]) for r in recent],
                              [("/short/data.bin", "cut"), ("/slow/data.bin", "client-gone"),
                               ("/stall/data.bin", "client-gone")])
