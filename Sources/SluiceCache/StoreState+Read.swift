@@ -8,7 +8,7 @@ extension StoreState {
         let (indices, length) = try admit(key: key, range: range, validator: validator)
         let chunks = try readableChunks(key, in: indices)
         guard chunks.count == indices.count else { throw .notCached }
-        let (file, lease) = try leaseFile(key, length: length)
+        let (file, lease) = try leaseFile(key, indices, length: length)
         return ReadAccess(file: file, lease: lease, chunks: chunks.values.sorted { $0.index < $1.index })
     }
 
@@ -20,7 +20,7 @@ extension StoreState {
         guard try openIndex().allPresent(key, in: indices, orPending: { runtime[key]?.pending[$0] != nil }) else {
             throw .notCached
         }
-        return try leaseFile(key, length: length)
+        return try leaseFile(key, indices, length: length)
     }
 
     /// The recorded content info of `key` and when it was fetched.
@@ -40,12 +40,17 @@ extension StoreState {
         return ((range.first / chunkSize)...(range.last / chunkSize), length)
     }
 
-    /// The data file of an admitted read of an asset of `length` bytes, with a lease taken and the access
-    /// recorded.
-    private mutating func leaseFile(_ key: String, length: Int64) throws(CacheError)
+    /// The data file of an admitted read of chunks `indices` of an asset of `length` bytes, with a lease taken and
+    /// the access recorded. A file gone (removed outside Sluice) while the index lists chunks in it loses them all,
+    /// so that they are fetched again rather than refused on every read.
+    private mutating func leaseFile(_ key: String, _ indices: ClosedRange<Int64>, length: Int64) throws(CacheError)
         -> (file: DataFileHandle, lease: LeaseCount)
     {
-        guard let file = try dataFile(key, length: length) else { throw .notCached }
+        guard let file = try dataFile(key, length: length) else {
+            let dropped = try removeAsset(key, reason: .corrupt, keepEntry: true)
+            logger.warning("cache data file missing, its chunks dropped", ["cache.key": key, "chunks": "\(dropped)"])
+            throw .corrupt(index: indices.lowerBound)
+        }
         touches[key] = now()
         return (file, takeLease(key))
     }

@@ -18,8 +18,8 @@ protocol AssetServing: Sendable {
     func cachedBody(of target: StreamTarget, info: ContentInfo, range: ByteRange) -> ServedBody?
 
     /// A body carrying exactly `range` of the object described by `info`, and whether its bytes came from cache.
-    /// Fails before any byte is promised when the upstream refuses the fetch.
-    func body(of target: StreamTarget, info: ContentInfo, range: ByteRange) async throws(UpstreamError) -> ServedBody
+    /// Fails before any byte is promised when the upstream refuses the fetch or the store cannot read.
+    func body(of target: StreamTarget, info: ContentInfo, range: ByteRange) async throws(ServeFailure) -> ServedBody
 }
 
 /// A response body with its cache outcome and the upstream's time to first byte, for headers and logs.

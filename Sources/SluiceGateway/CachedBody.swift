@@ -15,9 +15,9 @@ final class CachedBody: HTTPBodySource {
         var pendingAt: Int64 = 0
         /// A decrypted chunk kept for the next reads (encrypted caches only): its start and bytes.
         var chunk: (start: Int64, bytes: [UInt8])?
-        /// Why the store refused to read, when that says something about the object (another version was
-        /// recorded since this reader's content info was taken).
-        var storeFailure: UpstreamError?
+        /// Why the store refused to read: another version was recorded since this reader's content info was
+        /// taken, or the store failed.
+        var storeFailure: ServeFailure?
     }
 
     private let context: ReaderContext
@@ -49,8 +49,8 @@ final class CachedBody: HTTPBodySource {
         let p = range.first + offset
         let out = UnsafeMutableRawBufferPointer(rebasing: buffer[..<Int(min(Int64(buffer.count), range.end - p))])
         var step = coordinator.read(id, context, at: p, into: out)
-        // A chunk can move from a fill to the store between two looks; a few rounds settle it.
-        for _ in 0..<3 {
+        var storeLooks = 0
+        while true {
             switch step {
             case .bytes(let n):
                 return .bytes(n)
@@ -60,19 +60,33 @@ final class CachedBody: HTTPBodySource {
                 state.withLock { $0.pendingAt = p }
                 return .pending
             case .store:
+                storeLooks += 1
                 switch readStore(at: p, into: out) {
                 case .success(let n):
                     metrics.add(bytesFromCache: Int64(n))
                     return .bytes(n)
                 case .failure(.notCached), .failure(.corrupt):
+                    // A chunk can move from a fill to the store, or be evicted, between two looks; a few settle it.
+                    guard storeLooks < Self.maxStoreLooks else { return fail(.cache(.notCached), at: p) }
                     step = coordinator.fill(id, context, at: p, into: out)
                 case .failure(.stale):
-                    state.withLock { $0.storeFailure = .changed }
-                    return .failed
-                case .failure:
-                    return .failed
+                    return fail(.upstream(.changed), at: p)
+                case .failure(let error):
+                    return fail(.cache(error), at: p)
                 }
             }
+        }
+    }
+
+    /// How many times one read asks the store before it gives up.
+    private static let maxStoreLooks = 3
+
+    /// Records why the store could not serve offset `p`; a store fault is logged (a changed object is not one).
+    private func fail(_ failure: ServeFailure, at p: Int64) -> HTTPBodyRead {
+        state.withLock { $0.storeFailure = failure }
+        if case .cache(let error) = failure {
+            coordinator.logger.warning(
+                "cache read failed", ["asset": context.asset.description, "offset": String(p), "error": "\(error)"])
         }
         return .failed
     }
@@ -121,19 +135,19 @@ final class CachedBody: HTTPBodySource {
 
 extension CachedBody {
     /// Makes sure the first byte is available (from the store or the upstream) before a status is promised:
-    /// returns the upstream's error when the fill for it failed.
-    func prime() async -> UpstreamError? {
+    /// returns why it is not.
+    func prime() async -> ServeFailure? {
         var scratch: [UInt8] = [0]
         let step = scratch.withUnsafeMutableBytes { read(at: 0, into: $0) }
         guard step == .pending else {
-            return step == .failed ? failure ?? .cancelled : nil
+            return step == .failed ? failure ?? .upstream(.cancelled) : nil
         }
         await withCheckedContinuation { continuation in onReadable { continuation.resume() } }
         return failure
     }
 
-    /// Why this reader failed: its fill's error, or what the store's refusal means.
-    private var failure: UpstreamError? {
-        coordinator.failure(of: ReaderID(self)) ?? state.withLock { $0.storeFailure }
+    /// Why this reader failed: its fill's error, or the store's refusal.
+    var failure: ServeFailure? {
+        coordinator.failure(of: ReaderID(self)).map(ServeFailure.upstream) ?? state.withLock { $0.storeFailure }
     }
 }

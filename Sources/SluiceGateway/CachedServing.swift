@@ -83,7 +83,7 @@ struct CachedServing: AssetServing {
         return ServedBody(body: body, cacheStatus: .hit, upstreamFirstByte: nil, onComplete: { _ in lease.release() })
     }
 
-    func body(of target: StreamTarget, info: ContentInfo, range: ByteRange) async throws(UpstreamError) -> ServedBody {
+    func body(of target: StreamTarget, info: ContentInfo, range: ByteRange) async throws(ServeFailure) -> ServedBody {
         if let served = cachedBody(of: target, info: info, range: range) { return served }
         let asset = target.asset
         let context = ReaderContext(asset: asset, info: info, upstream: target.upstream, range: range)

@@ -64,7 +64,8 @@ final class FillCoordinator: Sendable {
     /// Completed chunks are written in aligned runs of this many (``ChunkStore/chunksPerFolio``).
     private let chunksPerWrite: Int64
     private let metrics: GatewayMetrics
-    private let logger: Logger
+    /// Where fills and the readers attached to them log.
+    let logger: Logger
     private let state = Mutex(State())
     /// How many assets are marked changed: lets a cache hit skip the lock when none is (nearly always).
     private let changedCount = Atomic(0)

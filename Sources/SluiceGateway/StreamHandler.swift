@@ -43,13 +43,15 @@ final class StreamHandler: Sendable {
         while true {
             do {
                 return try await respond(to: request, target: target, refreshedAfter: replacedAt)
-            } catch .changed where replacedAt == nil {
+            } catch .upstream(.changed) where replacedAt == nil {
                 // The object was replaced between reading its content info and fetching it: answer the new version,
                 // asking the upstream for it (another reader may have taken the coordinator's mark already) in a
                 // call made after now (one already running may answer with the old version).
                 replacedAt = .now
             } catch {
-                metrics.recordUpstreamError(error, upstream: target.asset.upstream)
+                if case .upstream(let error) = error {
+                    metrics.recordUpstreamError(error, upstream: target.asset.upstream)
+                }
                 return error.problem.response
             }
         }
@@ -88,9 +90,15 @@ final class StreamHandler: Sendable {
 
     private func respond(
         to request: HTTPRequest, target: StreamTarget, refreshedAfter: ContinuousClock.Instant?
-    ) async throws(UpstreamError) -> HTTPResponse {
-        let (info, infoCached) = try await serving.contentInfo(
-            of: target.asset, from: target.upstream, refreshedAfter: refreshedAfter)
+    ) async throws(ServeFailure) -> HTTPResponse {
+        let info: ContentInfo
+        let infoCached: Bool
+        do {
+            (info, infoCached) = try await serving.contentInfo(
+                of: target.asset, from: target.upstream, refreshedAfter: refreshedAfter)
+        } catch {
+            throw .upstream(error)
+        }
         let conditions = Preconditions(field: { request.headers[$0] })
         var headers = representationHeaders(target, info)
         let planned = plan(

@@ -69,6 +69,33 @@ import Testing
                 == Array(chunkBytes(0, count: 10)))
     }
 
+    /// Once refused every read as not cached while the index listed its chunks, so each fill the reader started
+    /// was told to read the store instead.
+    @Test(arguments: [false, true])
+    func chunksOfARemovedDataFileAreDroppedOnRead(encrypted: Bool) throws {
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        let options = fixture.options(chunkSize: Self.chunk, key: encrypted ? [UInt8](repeating: 5, count: 32) : nil)
+        var store = try fixture.open(options)
+        try store.fill("nas://a", length: Self.chunk * 2, chunks: [0, 1])
+        store.close()
+        try FileManager.default.removeItem(atPath: try #require(fixture.dataFiles().first))
+
+        store = try fixture.open(options)
+        defer { store.close() }
+        let whole = ByteRange(first: 0, last: Self.chunk * 2 - 1)
+        #expect(throws: CacheError.corrupt(index: 0)) { try store.read(whole, of: "nas://a", validator: "\"v1\"") }
+        #expect(store.fileRegion(whole, of: "nas://a", validator: "\"v1\"") == nil)
+        #expect(try store.entry(for: "nas://a")?.chunks == ChunkSet())
+        #expect(try store.stats().evictions[.corrupt] == 2)
+        #expect(try store.stats().diskBytes == fixture.allocatedBytes())
+
+        try store.fill("nas://a", length: Self.chunk * 2, chunks: [1])
+        #expect(
+            try store.read(ByteRange(first: Self.chunk, last: Self.chunk + 9), of: "nas://a", validator: "\"v1\"")
+                == Array(chunkBytes(1, count: 10)))
+    }
+
     @Test func scrubWalksEverythingInBoundedSteps() throws {
         let fixture = try CacheFixture()
         defer { fixture.remove() }

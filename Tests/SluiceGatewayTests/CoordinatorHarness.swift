@@ -49,6 +49,15 @@ final class CoordinatorHarness: Sendable {
         for _ in 0..<1000 where !coordinator.isIdle { try await Task.sleep(for: .milliseconds(10)) }
     }
 
+    /// Records `upstream`'s content info and reads `range` through a body, then settles, so that the store holds
+    /// those bytes; returns what the body read (nil when it failed).
+    func warm(_ upstream: ScriptedUpstream, _ range: ByteRange) async throws -> [UInt8]? {
+        try record(upstream)
+        let bytes = await drain(body(upstream, range), length: range.count)
+        try await settle()
+        return bytes
+    }
+
     /// Reads the whole body, or up to `limit` bytes; nil when the body failed.
     func drain(_ body: CachedBody, length: Int64, limit: Int64? = nil, close: Bool = true) async -> [UInt8]? {
         var out: [UInt8] = []

@@ -44,16 +44,28 @@ struct FillCoordinatorTests {
         let harness = try CoordinatorHarness()
         let old = ScriptedUpstream(data: data, etag: "\"v1\"")
         let new = ScriptedUpstream(data: SeededGenerator.bytes(data.count, seed: 9), etag: "\"v2\"")
-        try harness.record(old)
         let range = ByteRange(first: 0, last: 1000)
-        #expect(await harness.drain(harness.body(old, range), length: range.count) == Array(data[0...1000]))
-        try await harness.settle()
+        #expect(try await harness.warm(old, range) == Array(data[0...1000]))
         // Another request learned of the new version after this one took the old content info.
         try harness.record(new)
         let body = harness.body(old, range)
-        #expect(await body.prime() == .changed)
+        #expect(await body.prime() == .upstream(.changed))
         body.close(completed: false)
         #expect(new.requests.isEmpty)
+    }
+
+    /// Such a reader once failed with no reason recorded, and its request was answered as cancelled.
+    @Test("a reader the store cannot serve fails with the store's error, answered as a 503 to retry")
+    func readerOfAFailingStoreFailsWithTheStoresError() async throws {
+        let harness = try CoordinatorHarness()
+        let upstream = ScriptedUpstream(data: data)
+        let range = ByteRange(first: 0, last: 1000)
+        #expect(try await harness.warm(upstream, range) == Array(data[0...1000]))
+        harness.store.close()
+        let body = harness.body(upstream, range)
+        #expect(await body.prime() == .cache(.closed))
+        body.close(completed: false)
+        #expect(body.failure?.problem.status == 503)
     }
 
     @Test("a reader that leaves stops the fill at the next chunk boundary")

@@ -61,11 +61,9 @@ struct PrefetchJob: Sendable {
             case .pending:
                 await withCheckedContinuation { continuation in body.onReadable { continuation.resume() } }
             case .failed:
-                guard let error = coordinator.failure(of: ReaderID(body)) else {
-                    return "the cache could not store or read the bytes"
-                }
-                metrics.recordUpstreamError(error, upstream: asset.upstream)
-                return error.problem.detail ?? error.problem.title
+                guard let failure = body.failure else { return "the cache could not store or read the bytes" }
+                if case .upstream(let error) = failure { metrics.recordUpstreamError(error, upstream: asset.upstream) }
+                return failure.problem.detail ?? failure.problem.title
             }
         }
         return nil
