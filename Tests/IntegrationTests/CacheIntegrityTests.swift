@@ -77,7 +77,9 @@ extension CacheTests {
             try await CacheFixture.withGateway(scene.origin, scene.settings) { gateway in
                 let refetched = try await scene.get(port: gateway.port)
                 #expect(refetched.status == 200 && refetched.exact, "\(refetched.summary)")
-                #expect(refetched.header("X-Cache") == "MISS")
+                // The scrub that starts with the gateway may have dropped some of the chunks first (it finds the file
+                // gone too); the read drops the others.
+                #expect(["MISS", "PARTIAL"].contains(refetched.header("X-Cache")), "\(refetched.summary)")
                 // The first read's last chunk may still be on its way to the store when its bytes reached the reader.
                 let hit = try await Poll.value(within: .seconds(10), every: .milliseconds(50)) {
                     let response = try await scene.get(port: gateway.port)
