@@ -26,6 +26,7 @@ BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(BENCH_DIR)
 RESULTS_DIR = os.path.join(BENCH_DIR, "results")
 FAULT_ORIGIN = os.path.join(REPO, "Tests", "Fixtures", "fault_origin.py")
+SWIFT_FLOOR_PACKAGE = os.path.join(BENCH_DIR, "swift-floor")
 MiB = 1 << 20
 
 
@@ -333,6 +334,18 @@ http {
         proc = self.start(name, [binary, "serve", "--config", config_path], env=env)
         self.wait_http(proc, "http://127.0.0.1:%d/healthz" % port, ok=lambda s: s == 200)
         return proc
+
+
+def build_swift_floor(ws):
+    """Builds bench/swift-floor (release, in the workspace): the binary, or None (with a note) when it cannot be
+    built here."""
+    scratch = ws.path("swift-floor-build")
+    build = subprocess.run(["swift", "build", "-c", "release", "--package-path", SWIFT_FLOOR_PACKAGE,
+                            "--scratch-path", scratch], capture_output=True, text=True)
+    if build.returncode != 0:
+        print("swift floor: not measured, swift-floor did not build: %s" % (build.stderr or build.stdout).strip()[-300:])
+        return None
+    return os.path.join(scratch, "release", "swift-floor")
 
 
 # -- load tools ---------------------------------------------------------------------------------

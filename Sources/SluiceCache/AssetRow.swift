@@ -3,7 +3,7 @@ import SluiceCore
 
 /// One row of the `assets` table.
 struct AssetRow {
-    var key: String
+    var key: StorageKey
     var assetID: String
     var info: ContentInfo
     var validator: String?

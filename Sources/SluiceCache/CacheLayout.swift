@@ -14,20 +14,20 @@ struct CacheLayout: Sendable {
     var trashDirectory: String { root + "/trash" }
 
     /// The index key of an asset: 64 lowercase hex digits.
-    static func key(for assetID: String) -> String { SHA256.hexHash(assetID) }
+    static func key(for assetID: String) -> StorageKey { StorageKey(SHA256.hexHash(assetID)) }
 
-    func shardDirectory(forKey key: String) -> String { dataDirectory + "/" + key.prefix(2) }
+    func shardDirectory(forKey key: StorageKey) -> String { dataDirectory + "/" + key.text.prefix(2) }
 
-    func dataFile(forKey key: String) -> String { shardDirectory(forKey: key) + "/" + key + ".dat" }
+    func dataFile(forKey key: StorageKey) -> String { shardDirectory(forKey: key) + "/" + key.text + ".dat" }
 
     /// Every shard directory name, `00` to `ff`.
     static let shardNames: [String] = (0..<256).map { Hex.encode([UInt8($0)]) }
 
     /// Whether `name` is a data file name this layout produces, returning its key.
-    static func key(fromFileName name: String) -> String? {
+    static func key(fromFileName name: String) -> StorageKey? {
         guard name.hasSuffix(".dat") else { return nil }
         let key = String(name.dropLast(4))
         guard key.utf8.count == 64, Hex.decode(key) != nil, key == key.lowercased() else { return nil }
-        return key
+        return StorageKey(key)
     }
 }

@@ -6,19 +6,19 @@
 /// files need measuring for the byte count to be true again, so start-up never walks the data directory.
 extension ChunkIndex {
     /// Marks `key` as being written.
-    func markWriting(_ key: String) throws(CacheError) {
-        try database.statement("INSERT OR IGNORE INTO write_marks(key) VALUES (?)").bind(.text(key)).run()
+    func markWriting(_ key: StorageKey) throws(CacheError) {
+        try database.statement("INSERT OR IGNORE INTO write_marks(key) VALUES (?)").bind(.text(key.text)).run()
     }
 
     /// Clears the mark of `key`.
-    func clearWriteMark(_ key: String) throws(CacheError) {
-        try database.statement("DELETE FROM write_marks WHERE key = ?").bind(.text(key)).run()
+    func clearWriteMark(_ key: StorageKey) throws(CacheError) {
+        try database.statement("DELETE FROM write_marks WHERE key = ?").bind(.text(key.text)).run()
     }
 
     /// Every marked key that has the form of a cache key (a key naming no data file is never a path).
-    func writeMarks() throws(CacheError) -> [String] {
+    func writeMarks() throws(CacheError) -> [StorageKey] {
         let statement = try database.statement("SELECT key FROM write_marks")
-        var keys: [String] = []
+        var keys: [StorageKey] = []
         while try statement.step() {
             if let key = statement.text(0).flatMap({ CacheLayout.key(fromFileName: $0 + ".dat") }) { keys.append(key) }
         }

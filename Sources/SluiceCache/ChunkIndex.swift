@@ -83,9 +83,10 @@ struct ChunkIndex {
     private static let assetColumns =
         "key, asset_id, length, content_type, etag, last_modified, validator, fetched_at, last_access, pinned, allocated"
 
-    func asset(_ key: String) throws(CacheError) -> AssetRow? {
+    func asset(_ key: StorageKey) throws(CacheError) -> AssetRow? {
         if let remembered = memo.row(key) { return remembered }
-        let statement = try database.statement("SELECT \(Self.assetColumns) FROM assets WHERE key = ?").bind(.text(key))
+        let statement = try database.statement("SELECT \(Self.assetColumns) FROM assets WHERE key = ?")
+            .bind(.text(key.text))
         defer { statement.reset() }
         guard try statement.step() else { return nil }
         let row = Self.assetRow(statement)
@@ -95,17 +96,17 @@ struct ChunkIndex {
 
     /// `read` applied to the row of `key` (remembered, or read from SQLite and remembered), without copying a
     /// remembered row: for lookups on every cache hit that need a few fields.
-    func asset<T>(_ key: String, _ read: (borrowing AssetRow) -> T) throws(CacheError) -> T? {
+    func asset<T>(_ key: StorageKey, _ read: (borrowing AssetRow) -> T) throws(CacheError) -> T? {
         if let value = memo.withRow(key, read) { return value }
         return try asset(key).map(read)
     }
 
     /// Assets ordered by key after `cursor`, at most `limit`.
-    func assets(after cursor: String?, limit: Int) throws(CacheError) -> [AssetRow] {
+    func assets(after cursor: StorageKey?, limit: Int) throws(CacheError) -> [AssetRow] {
         let statement = try database.statement(
             "SELECT \(Self.assetColumns) FROM assets WHERE key > ? ORDER BY key LIMIT ?"
         )
-        .bind(.text(cursor ?? ""), .integer(Int64(limit)))
+        .bind(.text(cursor?.text ?? ""), .integer(Int64(limit)))
         var rows: [AssetRow] = []
         while try statement.step() { rows.append(Self.assetRow(statement)) }
         return rows
@@ -117,7 +118,7 @@ struct ChunkIndex {
             INSERT OR REPLACE INTO assets(\(Self.assetColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """
         ).bind(
-            .text(row.key), .text(row.assetID), .integer(row.info.length), .optional(row.info.contentType),
+            .text(row.key.text), .text(row.assetID), .integer(row.info.length), .optional(row.info.contentType),
             .optional(row.info.etag), row.info.lastModified.map { .real($0.timeIntervalSince1970) } ?? .null,
             .optional(row.validator), .real(row.fetchedAt.timeIntervalSince1970),
             .real(row.lastAccess.timeIntervalSince1970), .integer(row.pinned ? 1 : 0), .integer(row.allocated)
@@ -125,28 +126,29 @@ struct ChunkIndex {
         memo.remember(row)
     }
 
-    func deleteAsset(_ key: String) throws(CacheError) {
+    func deleteAsset(_ key: StorageKey) throws(CacheError) {
         memo.forget(key)
-        try database.statement("DELETE FROM chunks WHERE asset_key = ?").bind(.text(key)).run()
-        try database.statement("DELETE FROM assets WHERE key = ?").bind(.text(key)).run()
+        try database.statement("DELETE FROM chunks WHERE asset_key = ?").bind(.text(key.text)).run()
+        try database.statement("DELETE FROM assets WHERE key = ?").bind(.text(key.text)).run()
     }
 
-    func setLastAccess(_ key: String, _ date: Date) throws(CacheError) {
+    func setLastAccess(_ key: StorageKey, _ date: Date) throws(CacheError) {
         try database.statement("UPDATE assets SET last_access = max(last_access, ?) WHERE key = ?")
-            .bind(.real(date.timeIntervalSince1970), .text(key)).run()
+            .bind(.real(date.timeIntervalSince1970), .text(key.text)).run()
         memo.updateRow(key) { $0.lastAccess = max($0.lastAccess, date) }
     }
 
     /// Sets the pin; false when the asset is unknown.
-    func setPinned(_ key: String, _ pinned: Bool) throws(CacheError) -> Bool {
-        try database.statement("UPDATE assets SET pinned = ? WHERE key = ?").bind(.integer(pinned ? 1 : 0), .text(key))
-            .run()
+    func setPinned(_ key: StorageKey, _ pinned: Bool) throws(CacheError) -> Bool {
+        try database.statement("UPDATE assets SET pinned = ? WHERE key = ?")
+            .bind(.integer(pinned ? 1 : 0), .text(key.text)).run()
         memo.updateRow(key) { $0.pinned = pinned }
         return database.changes > 0
     }
 
-    func setAllocated(_ key: String, _ bytes: Int64) throws(CacheError) {
-        try database.statement("UPDATE assets SET allocated = ? WHERE key = ?").bind(.integer(bytes), .text(key)).run()
+    func setAllocated(_ key: StorageKey, _ bytes: Int64) throws(CacheError) {
+        try database.statement("UPDATE assets SET allocated = ? WHERE key = ?").bind(.integer(bytes), .text(key.text))
+            .run()
         memo.updateRow(key) { $0.allocated = bytes }
     }
 
@@ -169,13 +171,13 @@ struct ChunkIndex {
     }
 
     /// Unpinned assets holding disk blocks, least recently used first.
-    func leastRecentlyUsed(limit: Int, after cursor: (Double, String)?) throws(CacheError) -> [AssetRow] {
+    func leastRecentlyUsed(limit: Int, after cursor: (Double, StorageKey)?) throws(CacheError) -> [AssetRow] {
         let statement = try database.statement(
             """
             SELECT \(Self.assetColumns) FROM assets WHERE pinned = 0 AND allocated > 0
             AND (last_access, key) > (?, ?) ORDER BY last_access, key LIMIT ?
             """
-        ).bind(.real(cursor?.0 ?? -Double.infinity), .text(cursor?.1 ?? ""), .integer(Int64(limit)))
+        ).bind(.real(cursor?.0 ?? -Double.infinity), .text(cursor?.1.text ?? ""), .integer(Int64(limit)))
         var rows: [AssetRow] = []
         while try statement.step() { rows.append(Self.assetRow(statement)) }
         return rows
@@ -195,7 +197,7 @@ struct ChunkIndex {
 
     /// Present chunks of an asset with index in `indices`, ascending. For a remembered asset, all its chunk rows
     /// are read once and answered from the memo after that.
-    func chunks(_ key: String, in indices: ClosedRange<Int64> = 0...Int64.max) throws(CacheError) -> [ChunkRow] {
+    func chunks(_ key: StorageKey, in indices: ClosedRange<Int64> = 0...Int64.max) throws(CacheError) -> [ChunkRow] {
         switch memo.chunks(key) {
         case .loaded(let rows):
             let span = indices.upperBound &- indices.lowerBound
@@ -211,7 +213,7 @@ struct ChunkIndex {
     }
 
     /// Whether every chunk in `indices` is present or, by `pending`, written and not yet committed.
-    func allPresent(_ key: String, in indices: ClosedRange<Int64>, orPending pending: (Int64) -> Bool)
+    func allPresent(_ key: StorageKey, in indices: ClosedRange<Int64>, orPending pending: (Int64) -> Bool)
         throws(CacheError) -> Bool
     {
         if case .loaded(let rows) = memo.chunks(key) {
@@ -221,10 +223,10 @@ struct ChunkIndex {
         return indices.allSatisfy { present.contains($0) || pending($0) }
     }
 
-    private func selectChunks(_ key: String, in indices: ClosedRange<Int64>) throws(CacheError) -> [ChunkRow] {
+    private func selectChunks(_ key: StorageKey, in indices: ClosedRange<Int64>) throws(CacheError) -> [ChunkRow] {
         let statement = try database.statement(
             "SELECT idx, size, crc32 FROM chunks WHERE asset_key = ? AND idx BETWEEN ? AND ? ORDER BY idx"
-        ).bind(.text(key), .integer(indices.lowerBound), .integer(indices.upperBound))
+        ).bind(.text(key.text), .integer(indices.lowerBound), .integer(indices.upperBound))
         var rows: [ChunkRow] = []
         while try statement.step() {
             rows.append(ChunkRow(index: statement.int64(0), size: statement.int64(1), crc: UInt32(statement.int64(2))))
@@ -232,11 +234,11 @@ struct ChunkIndex {
         return rows
     }
 
-    func insertChunk(_ key: String, _ chunk: ChunkRow, writtenAt: Date) throws(CacheError) {
+    func insertChunk(_ key: StorageKey, _ chunk: ChunkRow, writtenAt: Date) throws(CacheError) {
         try database.statement(
             "INSERT OR REPLACE INTO chunks(asset_key, idx, size, crc32, written_at) VALUES (?, ?, ?, ?, ?)"
         ).bind(
-            .text(key), .integer(chunk.index), .integer(chunk.size), .integer(Int64(chunk.crc)),
+            .text(key.text), .integer(chunk.index), .integer(chunk.size), .integer(Int64(chunk.crc)),
             .real(writtenAt.timeIntervalSince1970)
         ).run()
         memo.insert(chunk, of: key)
@@ -244,11 +246,11 @@ struct ChunkIndex {
 
     /// Deletes the chunks of an asset with index in `indices`; returns how many there were.
     @discardableResult
-    func deleteChunks(_ key: String, in indices: ClosedRange<Int64> = 0...Int64.max) throws(CacheError) -> Int {
+    func deleteChunks(_ key: StorageKey, in indices: ClosedRange<Int64> = 0...Int64.max) throws(CacheError) -> Int {
         // The memo follows a delete that succeeded: a loaded chunk list is complete, so dropping rows from it
         // first would, if the delete failed, leave it claiming chunks absent that the database still lists.
         try database.statement("DELETE FROM chunks WHERE asset_key = ? AND idx BETWEEN ? AND ?")
-            .bind(.text(key), .integer(indices.lowerBound), .integer(indices.upperBound)).run()
+            .bind(.text(key.text), .integer(indices.lowerBound), .integer(indices.upperBound)).run()
         memo.deleteChunks(of: key, in: indices)
         return database.changes
     }
@@ -271,7 +273,7 @@ struct ChunkIndex {
 
     private static func assetRow(_ statement: SQLiteStatement) -> AssetRow {
         AssetRow(
-            key: statement.text(0) ?? "",
+            key: StorageKey(statement.text(0) ?? ""),
             assetID: statement.text(1) ?? "",
             info: ContentInfo(
                 length: statement.int64(2), contentType: statement.text(3), etag: statement.text(4),

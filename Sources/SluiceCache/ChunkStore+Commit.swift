@@ -27,7 +27,7 @@ extension ChunkStore {
             return state.index == nil ? nil : state.pendingBatch()
         }
         guard let batch else { return }
-        var failed = Set<String>()
+        var failed = Set<StorageKey>()
         var syncedDirectories = Set<String>()
         for item in batch {
             do {
@@ -43,7 +43,7 @@ extension ChunkStore {
                 }
             } catch {
                 failed.insert(item.key)
-                logger.error("cache data sync failed", ["cache.key": item.key, "error": "\(error)"])
+                logger.error("cache data sync failed", ["cache.key": item.key.text, "error": "\(error)"])
             }
         }
         state.withLock { state in

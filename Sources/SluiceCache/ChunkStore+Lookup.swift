@@ -10,7 +10,7 @@ extension ChunkStore {
 
     /// ``contentInfo(for:)`` of the asset stored under `key` (``storageKey(for:)``), for callers that keep the key
     /// of an asset they look up again and again.
-    public func contentInfo(storageKey key: String) throws(CacheError) -> (info: ContentInfo, fetchedAt: Date)? {
+    public func contentInfo(storageKey key: StorageKey) throws(CacheError) -> (info: ContentInfo, fetchedAt: Date)? {
         try state.withLock { state throws(CacheError) in try state.contentInfo(key) }
     }
 

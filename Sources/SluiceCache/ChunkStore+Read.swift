@@ -46,7 +46,7 @@ extension ChunkStore {
 
     /// ``fileRegion(_:of:validator:)`` of the asset stored under `key` (``storageKey(for:)``), for callers that keep
     /// the key of an asset they read again and again.
-    public func fileRegion(_ range: ByteRange, storageKey key: String, validator: String?) -> CacheFileRegion? {
+    public func fileRegion(_ range: ByteRange, storageKey key: StorageKey, validator: String?) -> CacheFileRegion? {
         guard sealer == nil,
             let (file, count) = try? state.withLock({ state throws(CacheError) in
                 try state.beginFileRead(key: key, range: range, validator: validator)
@@ -63,7 +63,7 @@ extension ChunkStore {
     }
 
     /// The plaintext of a sealed chunk; a short record or bad tag drops the chunk and throws `.corrupt`.
-    private func openedChunk(key: String, _ chunk: ChunkRow, descriptor: Int32) throws(CacheError) -> [UInt8] {
+    private func openedChunk(key: StorageKey, _ chunk: ChunkRow, descriptor: Int32) throws(CacheError) -> [UInt8] {
         if let sealer, let stored = try storedChunk(chunk, descriptor: descriptor),
             let plaintext = try? sealer.open(stored, associatedData: Self.associatedData(key: key, index: chunk.index))
         {
@@ -73,8 +73,8 @@ extension ChunkStore {
         throw .corrupt(index: chunk.index)
     }
 
-    func dropCorrupt(_ key: String, _ index: Int64) throws(CacheError) {
-        logger.warning("cache chunk failed its integrity check, dropped", ["cache.key": key, "chunk": "\(index)"])
+    func dropCorrupt(_ key: StorageKey, _ index: Int64) throws(CacheError) {
+        logger.warning("cache chunk failed its integrity check, dropped", ["cache.key": key.text, "chunk": "\(index)"])
         try state.withLock { state throws(CacheError) in try state.dropChunk(key, index, reason: .corrupt) }
     }
 }

@@ -7,7 +7,7 @@ extension ChunkStore {
     /// checking it; safe to run while the store serves.
     public func verify(dropBad: Bool) throws(CacheError) -> VerifyReport {
         var report = VerifyReport()
-        var cursor: String?
+        var cursor: StorageKey?
         while true {
             let rows = try state.withLock { state throws(CacheError) in
                 try state.openIndex().assets(after: cursor, limit: 64)
@@ -47,7 +47,7 @@ extension ChunkStore {
             // A missing file or a short record is as bad as a checksum mismatch.
             if let stored, isIntact(stored, chunk, key: key) { continue }
             report.bad.append(VerifyReport.BadChunk(assetID: row.assetID, index: chunk.index))
-            logger.warning("cache chunk failed verification", ["cache.key": key, "chunk": "\(chunk.index)"])
+            logger.warning("cache chunk failed verification", ["cache.key": key.text, "chunk": "\(chunk.index)"])
             if dropBad {
                 try state.withLock { state throws(CacheError) in try state.dropChunk(key, chunk.index, reason: .corrupt)
                 }
@@ -58,7 +58,7 @@ extension ChunkStore {
     }
 
     /// Whether stored bytes match their CRC-32 and, when sealed, their tag.
-    private func isIntact(_ stored: [UInt8], _ chunk: ChunkRow, key: String) -> Bool {
+    private func isIntact(_ stored: [UInt8], _ chunk: ChunkRow, key: StorageKey) -> Bool {
         guard CRC32.checksum(stored) == chunk.crc else { return false }
         guard let sealer else { return true }
         return (try? sealer.open(stored, associatedData: Self.associatedData(key: key, index: chunk.index))) != nil

@@ -75,7 +75,7 @@ extension ChunkStore {
 
     /// Admits every chunk of a run for writing, in order; nil (nothing admitted) when one of them is already
     /// readable or being written.
-    private func admit(_ pieces: [UnsafeRawBufferPointer], from first: Int64, key: String, validator: String?)
+    private func admit(_ pieces: [UnsafeRawBufferPointer], from first: Int64, key: StorageKey, validator: String?)
         throws(CacheError) -> [WriteTicket]?
     {
         var tickets: [WriteTicket] = []
@@ -147,8 +147,8 @@ extension ChunkStore {
 
     /// Associated data of a sealed chunk: its asset key and index, so a record cannot be moved to another
     /// slot or file without failing its tag.
-    static func associatedData(key: String, index: Int64) -> [UInt8] {
-        Array(key.utf8) + withUnsafeBytes(of: index.bigEndian) { Array($0) }
+    static func associatedData(key: StorageKey, index: Int64) -> [UInt8] {
+        Array(key.text.utf8) + withUnsafeBytes(of: index.bigEndian) { Array($0) }
     }
 
     /// Writes the chunk (sealed when encrypting) into its slot; returns the CRC-32 of the stored bytes.

@@ -185,10 +185,10 @@ public final class ChunkStore: Sendable {
     /// `next` is nil on the last page.
     public func list(limit: Int, after cursor: String?) throws(CacheError) -> (entries: [CacheEntry], next: String?) {
         try state.withLock { state throws(CacheError) in
-            let rows = try state.openIndex().assets(after: cursor, limit: max(limit, 1))
+            let rows = try state.openIndex().assets(after: cursor.map(StorageKey.init), limit: max(limit, 1))
             var entries: [CacheEntry] = []
             for row in rows { entries.append(try Self.entry(row, state)) }
-            return (entries, rows.count == max(limit, 1) ? rows.last?.key : nil)
+            return (entries, rows.count == max(limit, 1) ? rows.last?.key.text : nil)
         }
     }
 
@@ -253,7 +253,7 @@ public final class ChunkStore: Sendable {
     }
 
     /// The key an asset is stored under: the hex SHA-256 of its canonical ID, which also names its data file.
-    public static func storageKey(for assetID: String) -> String {
+    public static func storageKey(for assetID: String) -> StorageKey {
         CacheLayout.key(for: assetID)
     }
 

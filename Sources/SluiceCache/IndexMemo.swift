@@ -30,8 +30,8 @@ final class IndexMemo {
     let maxAssets: Int
     let maxChunks: Int
     // Rows and chunk rows apart, so that a lookup copies only what it asks for.
-    private var rows: [String: RememberedRow] = [:]
-    private var chunkRows: [String: Chunks] = [:]
+    private var rows: [StorageKey: RememberedRow] = [:]
+    private var chunkRows: [StorageKey: Chunks] = [:]
     private var chunkCount = 0
 
     init(maxAssets: Int = 4096, maxChunks: Int = 1 << 18) {
@@ -40,16 +40,16 @@ final class IndexMemo {
     }
 
     /// The remembered row of `key`.
-    func row(_ key: String) -> AssetRow? { rows[key]?.row }
+    func row(_ key: StorageKey) -> AssetRow? { rows[key]?.row }
 
     /// `read` applied to the remembered row of `key`, which is not copied; nil when the row is not remembered.
-    func withRow<T>(_ key: String, _ read: (borrowing AssetRow) -> T) -> T? {
+    func withRow<T>(_ key: StorageKey, _ read: (borrowing AssetRow) -> T) -> T? {
         guard let remembered = rows[key] else { return nil }
         return read(remembered.row)
     }
 
     /// What is known of the chunk rows of `key`; nil when its row is not remembered.
-    func chunks(_ key: String) -> Chunks? {
+    func chunks(_ key: StorageKey) -> Chunks? {
         // Chunk rows are only kept for remembered rows, so a hit needs one lookup.
         if let chunks = chunkRows[key] { return chunks }
         return rows[key] != nil ? .notLoaded : nil
@@ -67,7 +67,7 @@ final class IndexMemo {
     }
 
     /// Remembers all chunk rows of an asset whose row is remembered, or that it has too many to keep.
-    func remember(_ chunks: [ChunkRow], of key: String) {
+    func remember(_ chunks: [ChunkRow], of key: StorageKey) {
         guard rows[key] != nil else { return }
         forgetChunks(of: key)
         guard chunks.count <= maxChunks / 4 else {
@@ -83,13 +83,13 @@ final class IndexMemo {
     }
 
     /// Applies a change to a remembered row.
-    func updateRow(_ key: String, _ change: (inout AssetRow) -> Void) {
+    func updateRow(_ key: StorageKey, _ change: (inout AssetRow) -> Void) {
         guard let remembered = rows[key] else { return }
         change(&remembered.row)
     }
 
     /// Records an inserted or replaced chunk row (when the asset's chunks are loaded).
-    func insert(_ chunk: ChunkRow, of key: String) {
+    func insert(_ chunk: ChunkRow, of key: StorageKey) {
         guard case .loaded(var loaded) = chunkRows[key] else { return }
         chunkRows[key] = .notLoaded
         if loaded.updateValue(chunk, forKey: chunk.index) == nil { chunkCount += 1 }
@@ -97,7 +97,7 @@ final class IndexMemo {
     }
 
     /// Records deleted chunk rows (when the asset's chunks are loaded).
-    func deleteChunks(of key: String, in indices: ClosedRange<Int64>) {
+    func deleteChunks(of key: StorageKey, in indices: ClosedRange<Int64>) {
         guard case .loaded(var loaded) = chunkRows[key] else { return }
         chunkRows[key] = .notLoaded
         let doomed = loaded.keys.filter(indices.contains)
@@ -107,7 +107,7 @@ final class IndexMemo {
     }
 
     /// Forgets an asset (about to be deleted, or no longer trusted).
-    func forget(_ key: String) {
+    func forget(_ key: StorageKey) {
         forgetChunks(of: key)
         rows[key] = nil
     }
@@ -119,12 +119,12 @@ final class IndexMemo {
         chunkCount = 0
     }
 
-    private func forgetChunks(of key: String) {
+    private func forgetChunks(of key: StorageKey) {
         if case .loaded(let loaded) = chunkRows[key] { chunkCount -= loaded.count }
         chunkRows[key] = nil
     }
 
-    private func makeRoom(assets: Int, chunks: Int, sparing spared: String? = nil) {
+    private func makeRoom(assets: Int, chunks: Int, sparing spared: StorageKey? = nil) {
         while rows.count + assets > maxAssets, let victim = rows.keys.first(where: { $0 != spared }) {
             forget(victim)
         }

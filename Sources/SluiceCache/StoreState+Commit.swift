@@ -16,7 +16,7 @@ extension StoreState {
     /// Inserts the synced chunks of `batch` that are still the pending version (not purged, replaced or
     /// evicted meanwhile) with the batched updates, in one transaction; then they stop being pending.
     /// Chunks of `failed` assets (their sync failed) are dropped: their bytes cannot be trusted.
-    mutating func commit(_ batch: [CommitItem], failed: Set<String>) throws(CacheError) {
+    mutating func commit(_ batch: [CommitItem], failed: Set<StorageKey>) throws(CacheError) {
         let index = try openIndex()
         let current = batch.filter { !failed.contains($0.key) }.map { item in
             (

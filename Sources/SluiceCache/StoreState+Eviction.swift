@@ -3,12 +3,12 @@ import Foundation
 extension StoreState {
     /// Evicts least-recently-used chunks until `bytes` more fit under `maxSize`, never touching `key`,
     /// pinned assets, leased assets or assets being written. Throws `.noSpace` when that is not enough.
-    mutating func makeRoom(_ bytes: Int64, sparing key: String) throws(CacheError) {
+    mutating func makeRoom(_ bytes: Int64, sparing key: StorageKey) throws(CacheError) {
         var excess = dataBytes + reservedBytes + bytes - (maxSize - overheadBytes())
         guard excess > 0 else { return }
         // The LRU query reads last access and allocation from the index: bring both up to date first.
         try flushBatchedUpdates()
-        var cursor: (Double, String)?
+        var cursor: (Double, StorageKey)?
         while excess > 0 {
             let candidates = try openIndex().leastRecentlyUsed(limit: 32, after: cursor)
             guard let last = candidates.last else { throw .noSpace }
@@ -53,7 +53,7 @@ extension StoreState {
     /// Deletes an asset's chunks (and its entry unless `keepEntry`), then its data file; a write in progress
     /// for it will be refused as stale. Returns how many chunks it had.
     @discardableResult
-    mutating func removeAsset(_ key: String, reason: EvictionReason, keepEntry: Bool) throws(CacheError) -> Int {
+    mutating func removeAsset(_ key: StorageKey, reason: EvictionReason, keepEntry: Bool) throws(CacheError) -> Int {
         let index = try openIndex()
         let allocatedBefore = try allocated(key)
         var removed = try index.deleteChunks(key)
@@ -80,14 +80,14 @@ extension StoreState {
 
     /// Removes one chunk from the index (its blocks stay allocated until the slot is rewritten or the asset
     /// is evicted).
-    mutating func dropChunk(_ key: String, _ index: Int64, reason: EvictionReason) throws(CacheError) {
+    mutating func dropChunk(_ key: StorageKey, _ index: Int64, reason: EvictionReason) throws(CacheError) {
         let removed = try openIndex().deleteChunks(key, in: index...index) + dropPending(key) { $0 == index }
         count(reason, removed)
     }
 
     /// Forgets pending chunks of `key` whose index satisfies `predicate`; returns how many.
     @discardableResult
-    mutating func dropPending(_ key: String, where predicate: (Int64) -> Bool) -> Int {
+    mutating func dropPending(_ key: StorageKey, where predicate: (Int64) -> Bool) -> Int {
         guard let pending = runtime[key]?.pending else { return 0 }
         let dropped = pending.keys.filter(predicate)
         for index in dropped { runtime[key]!.pending[index] = nil }

@@ -4,7 +4,7 @@ extension StoreState {
     /// Admits a write: checks the version and chunk bounds, makes room, opens the data file. Nil when the
     /// chunk is already readable (writes are idempotent).
     mutating func beginWrite(
-        key: String, chunk index: Int64, count: Int, validator: String?
+        key: StorageKey, chunk index: Int64, count: Int, validator: String?
     ) throws(CacheError) -> WriteTicket? {
         let database = try openIndex()
         guard let row = try database.asset(key) else { throw .unknownAsset }

@@ -35,27 +35,27 @@ struct StoreState {
     var trashBytes: Int64 = 0
     /// Allocated bytes of the cache's directories and moved-aside index files, by path.
     var measuredBytes: [String: Int64] = [:]
-    var runtime: [String: AssetRuntime] = [:]
+    var runtime: [StorageKey: AssetRuntime] = [:]
     /// Lease counts by key; an entry may stay at zero until ``takeLease(_:)`` makes room.
-    var leases: [String: LeaseCount] = [:]
+    var leases: [StorageKey: LeaseCount] = [:]
     var pendingCount = 0
     /// Last-access times not yet written to the index.
-    var touches: [String: Date] = [:]
+    var touches: [StorageKey: Date] = [:]
     /// Allocated bytes per asset not yet written to the index.
-    var allocatedUpdates: [String: Int64] = [:]
+    var allocatedUpdates: [StorageKey: Int64] = [:]
     var evictions: [EvictionReason: Int] = [:]
     var serial: UInt64 = 0
     var commitScheduled = false
-    var scrubCursor: (key: String, index: Int64)?
+    var scrubCursor: (key: StorageKey, index: Int64)?
     var lastOrphanSweep: Date?
     var maintenance: DispatchSourceTimer?
     /// Read handles of recently read data files, by key; dropped before a data file is unlinked or moved and
     /// when one is created.
-    var openFiles: [String: DataFileHandle] = [:]
+    var openFiles: [StorageKey: DataFileHandle] = [:]
     /// Index keys of recently used asset IDs.
-    var keys: [String: String] = [:]
+    var keys: [String: StorageKey] = [:]
     /// Keys whose write mark is committed in the index (``ChunkIndex/markWriting(_:)``).
-    var writeMarks: Set<String> = []
+    var writeMarks: Set<StorageKey> = []
 
     static let maxOpenFiles = 64
     static let maxRememberedKeys = 4096
@@ -74,7 +74,7 @@ struct StoreState {
 
     /// Counts a lease on `key` (released by the returned count's owner, without the lock). Counts at zero are
     /// dropped when there are many: a count is only taken under the lock, so one at zero has no holder left.
-    mutating func takeLease(_ key: String) -> LeaseCount {
+    mutating func takeLease(_ key: StorageKey) -> LeaseCount {
         if let count = leases[key] {
             count.take()
             return count
@@ -87,26 +87,26 @@ struct StoreState {
     }
 
     /// Whether a reader holds a lease on `key`.
-    func isLeased(_ key: String) -> Bool { leases[key]?.isHeld == true }
+    func isLeased(_ key: StorageKey) -> Bool { leases[key]?.isHeld == true }
 
     /// Whether `key`'s chunks may be evicted: neither leased nor being written.
-    func isEvictable(_ key: String) -> Bool {
+    func isEvictable(_ key: StorageKey) -> Bool {
         !isLeased(key) && runtime[key]?.writing.isEmpty != false
     }
 
     /// Forgets the runtime of `key` when nothing refers to it any more.
-    mutating func prune(_ key: String) {
+    mutating func prune(_ key: StorageKey) {
         if runtime[key]?.isIdle == true { runtime[key] = nil }
     }
 
     // MARK: accounting
 
-    func allocated(_ key: String) throws(CacheError) -> Int64 {
+    func allocated(_ key: StorageKey) throws(CacheError) -> Int64 {
         if let bytes = allocatedUpdates[key] { return bytes }
         return try openIndex().asset(key)?.allocated ?? 0
     }
 
-    mutating func setAllocated(_ key: String, _ bytes: Int64) throws(CacheError) {
+    mutating func setAllocated(_ key: StorageKey, _ bytes: Int64) throws(CacheError) {
         dataBytes += bytes - (try allocated(key))
         allocatedUpdates[key] = bytes
     }
@@ -130,7 +130,7 @@ struct StoreState {
     // MARK: readable chunks
 
     /// Present and pending chunks of `key` within `indices`, by index.
-    func readableChunks(_ key: String, in indices: ClosedRange<Int64>) throws(CacheError) -> [Int64: ChunkRow] {
+    func readableChunks(_ key: StorageKey, in indices: ClosedRange<Int64>) throws(CacheError) -> [Int64: ChunkRow] {
         var chunks: [Int64: ChunkRow] = [:]
         for row in try openIndex().chunks(key, in: indices) { chunks[row.index] = row }
         for (index, pending) in runtime[key]?.pending ?? [:] where indices.contains(index) {

@@ -39,7 +39,7 @@ public enum RangeHeader {
     }
 
     private static func parsePlain<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> RangeSpec? {
-        guard bytes.starts(with: "bytes=".utf8) else { return nil }
+        guard bytes.starts(with: unitPrefix) else { return nil }
         var first: Int64?
         var current: Int64?
         var sawDash = false
@@ -65,6 +65,9 @@ public enum RangeHeader {
         default: return nil
         }
     }
+
+    /// `bytes=` as bytes: comparing with a string's UTF-8 view walks it byte by byte through its index type.
+    private static let unitPrefix = Array("bytes=".utf8)
 
     private static func parseSpec(_ text: Substring) -> RangeSpec? {
         guard let dash = text.firstIndex(of: "-") else { return nil }

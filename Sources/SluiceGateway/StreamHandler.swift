@@ -64,11 +64,13 @@ final class StreamHandler: Sendable {
             let info = serving.freshContentInfo(of: target)
         else { return nil }
         // Conditional fields all start with `If-`; most requests have none, and one pass finds that out.
-        let conditions = head.hasField(prefixed: "If-") ? Preconditions(field: { head[$0] }) : Preconditions()
+        let preconditions =
+            head.hasField(prefixed: "If-")
+            ? Preconditions(field: { head[$0] }).evaluate(against: info) : .proceed(rangeApplies: true)
         var headers = representationHeaders(target, info)
         let planned = plan(
-            method: head.method, conditions: conditions, rangeField: head["Range"], info: info, infoCached: true,
-            headers: &headers)
+            method: head.method, preconditions: preconditions, rangeField: head["Range"], info: info,
+            infoCached: true, headers: &headers)
         switch planned {
         case .answer(let response):
             return response
@@ -99,10 +101,10 @@ final class StreamHandler: Sendable {
         } catch {
             throw .upstream(error)
         }
-        let conditions = Preconditions(field: { request.headers[$0] })
+        let preconditions = Preconditions(field: { request.headers[$0] }).evaluate(against: info)
         var headers = representationHeaders(target, info)
         let planned = plan(
-            method: request.method, conditions: conditions, rangeField: request.headers["Range"], info: info,
+            method: request.method, preconditions: preconditions, rangeField: request.headers["Range"], info: info,
             infoCached: infoCached, headers: &headers)
         switch planned {
         case .answer(let response):
@@ -122,17 +124,17 @@ final class StreamHandler: Sendable {
         HTTPHeaders(block: target.representationFields(of: info), capacity: 4)
     }
 
-    /// Evaluates the preconditions and `Range` field of a `method` request against `info`, adding to `headers`
-    /// the fields a body would go out with (which stay a unique list, extended in place by the caller). Answers
-    /// without body bytes carry `X-Cache` HIT when the content info came from the cache, MISS when the upstream
-    /// was asked.
+    /// Applies the outcome of a `method` request's preconditions and evaluates its `Range` field against `info`,
+    /// adding to `headers` the fields a body would go out with (which stay a unique list, extended in place by the
+    /// caller). Answers without body bytes carry `X-Cache` HIT when the content info came from the cache, MISS when
+    /// the upstream was asked.
     private func plan(
-        method: String, conditions: Preconditions, rangeField: String?, info: ContentInfo, infoCached: Bool,
+        method: String, preconditions: PreconditionOutcome, rangeField: String?, info: ContentInfo, infoCached: Bool,
         headers: inout HTTPHeaders
     ) -> Plan {
         let outcome = (infoCached ? CacheStatus.hit : .miss).rawValue
         let rangeApplies: Bool
-        switch conditions.evaluate(against: info) {
+        switch preconditions {
         case .notModified:
             headers.remove("Content-Type")
             headers.add("X-Cache", outcome)

@@ -13,7 +13,7 @@ final class StreamTarget: Sendable {
     /// The configured upstream named by the asset ID.
     let upstream: any Upstream
     /// ``ChunkStore/storageKey(for:)`` of the asset.
-    let storageKey: String
+    let storageKey: StorageKey
     private let representation = Mutex<Representation?>(nil)
 
     /// The target for `asset` on `upstream`.

@@ -34,7 +34,7 @@ final class CacheSmallDisk {
         guard !mounted else { return }
         try await Task.sleep(for: .milliseconds(500))
         let key = ChunkStore.storageKey(for: assetID)
-        let shard = try workspace.folder("cache/data/\(key.prefix(2))")
+        let shard = try workspace.folder("cache/data/\(key.text.prefix(2))")
         guard symlink("/dev/full", shard + "/\(key).dat") == 0 else { throw PeerError("symlink: errno \(errno)") }
     }
 
@@ -47,7 +47,7 @@ final class CacheSmallDisk {
         }
         let key = ChunkStore.storageKey(for: assetID)
         var status = stat()
-        return lstat(directory + "/data/\(key.prefix(2))/\(key).dat", &status) == 0
+        return lstat(directory + "/data/\(key.text.prefix(2))/\(key).dat", &status) == 0
             && status.st_mode & S_IFMT == S_IFLNK
     }
 

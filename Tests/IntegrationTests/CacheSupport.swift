@@ -75,7 +75,7 @@ enum CacheFixture {
     /// characters).
     static func dataFile(of path: String, in directory: String) -> String {
         let key = ChunkStore.storageKey(for: assetID(path))
-        return "\(directory)/data/\(key.prefix(2))/\(key).dat"
+        return "\(directory)/data/\(key.text.prefix(2))/\(key).dat"
     }
 
     /// Replaces `name` in `directory` atomically (rename) with `bytes`, modified at `modified`: a new inode and

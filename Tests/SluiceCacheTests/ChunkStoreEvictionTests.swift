@@ -209,9 +209,10 @@ import Testing
         try store.fill("nas://fine", length: Self.chunk, chunks: [0])
         // Every write to /dev/full fails with ENOSPC, as a full filesystem would.
         let key = ChunkStore.storageKey(for: "nas://full")
-        let shard = fixture.directory + "/data/" + key.prefix(2)
+        let shard = fixture.directory + "/data/" + key.text.prefix(2)
         try FileManager.default.createDirectory(atPath: shard, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: shard + "/" + key + ".dat", withDestinationPath: "/dev/full")
+        try FileManager.default.createSymbolicLink(
+            atPath: shard + "/" + key.text + ".dat", withDestinationPath: "/dev/full")
 
         #expect(throws: CacheError.noSpace) {
             try store.write(

@@ -149,34 +149,34 @@ import Testing
         let memo = IndexMemo(maxAssets: 4, maxChunks: 40)
         func row(_ key: String) -> AssetRow {
             AssetRow(
-                key: key, assetID: key, info: ContentInfo(length: 1), validator: nil, fetchedAt: Date(),
+                key: StorageKey(key), assetID: key, info: ContentInfo(length: 1), validator: nil, fetchedAt: Date(),
                 lastAccess: Date(), pinned: false, allocated: 0)
         }
         func chunks(_ count: Int) -> [ChunkRow] { (0..<count).map { ChunkRow(index: Int64($0), size: 1, crc: 0) } }
         for key in ["a", "b", "c", "d", "e"] { memo.remember(row(key)) }
-        #expect(["a", "b", "c", "d", "e"].filter { memo.row($0) != nil }.count == 4)
-        #expect(memo.row("e") != nil)
+        #expect(["a", "b", "c", "d", "e"].filter { memo.row(StorageKey($0)) != nil }.count == 4)
+        #expect(memo.row(StorageKey("e")) != nil)
 
-        memo.remember(chunks(11), of: "e")
-        guard case .tooMany = memo.chunks("e") else {
+        memo.remember(chunks(11), of: StorageKey("e"))
+        guard case .tooMany = memo.chunks(StorageKey("e")) else {
             Issue.record("more than a quarter of the chunk budget for one asset must not be kept")
             return
         }
-        let kept = ["a", "b", "c", "d"].filter { memo.row($0) != nil }
-        for key in kept { memo.remember(chunks(10), of: key) }
+        let kept = ["a", "b", "c", "d"].filter { memo.row(StorageKey($0)) != nil }
+        for key in kept { memo.remember(chunks(10), of: StorageKey(key)) }
         memo.remember(row("f"))
-        memo.remember(chunks(10), of: "f")
-        let loaded = ["a", "b", "c", "d", "e", "f"].filter { memo.chunks($0)?.isLoaded == true }
+        memo.remember(chunks(10), of: StorageKey("f"))
+        let loaded = ["a", "b", "c", "d", "e", "f"].filter { memo.chunks(StorageKey($0))?.isLoaded == true }
         #expect(loaded.count <= 4 && loaded.contains("f"))
 
-        memo.insert(ChunkRow(index: 99, size: 1, crc: 0), of: "f")
-        memo.deleteChunks(of: "f", in: 0...4)
-        guard case .loaded(let rows) = memo.chunks("f") else {
+        memo.insert(ChunkRow(index: 99, size: 1, crc: 0), of: StorageKey("f"))
+        memo.deleteChunks(of: StorageKey("f"), in: 0...4)
+        guard case .loaded(let rows) = memo.chunks(StorageKey("f")) else {
             Issue.record("f's chunks were loaded")
             return
         }
         #expect(rows.keys.sorted() == [5, 6, 7, 8, 9, 99])
         memo.forgetAll()
-        #expect(memo.row("f") == nil)
+        #expect(memo.row(StorageKey("f")) == nil)
     }
 }
