@@ -22,7 +22,7 @@ public struct ContentInfo: Hashable, Sendable {
     /// A string that changes whenever the object's bytes change: the strong ETag when there is one,
     /// else Last-Modified with the length. Used to guard resumed fetches and to detect new versions.
     public var validator: String? {
-        if let etag, !etag.hasPrefix("W/") { return etag }
+        if let etag, !etag.hasBytePrefix("W/") { return etag }
         if let lastModified { return "lm:\(Int64(lastModified.timeIntervalSince1970)):\(length)" }
         return nil
     }

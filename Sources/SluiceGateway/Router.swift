@@ -18,7 +18,7 @@ struct Router: Sendable {
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         var response: HTTPResponse
         switch (request.path, stream, admin) {
-        case (let path, let (streams, _)?, _) where path.hasPrefix(StreamRoute.prefix):
+        case (let path, let (streams, _)?, _) where StreamRoute.isStreamPath(path):
             response = await streams.respond(to: request)
         case ("/resolve", let (_, resolve)?, _):
             response = resolve.respond(to: request)
@@ -41,7 +41,7 @@ struct Router: Sendable {
 
     /// Answers on the HTTP worker thread what needs no waiting (a fresh cache hit), or nil.
     func respondImmediately(to head: borrowing RequestHead) -> HTTPResponse? {
-        guard let (streams, _) = stream, head.path.hasPrefix(StreamRoute.prefix),
+        guard let (streams, _) = stream, StreamRoute.isStreamPath(head.path),
             var response = streams.respondImmediately(to: head)
         else { return nil }
         stamp(&response, clientID: head["X-Request-Id"])

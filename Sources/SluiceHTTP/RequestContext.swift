@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 import Synchronization
 
 /// One request on a libmicrohttpd connection, from request line to completion. Created by the URI-log callback
@@ -79,7 +80,7 @@ final class RequestContext: Sendable {
         switch state.withLock({ $0.phase }) {
         case .headers:
             if hasHiddenBytes(before: version) { return send(Self.badRequest, on: connection, fieldsRead: false) }
-            let method = method.map { String(cString: $0) } ?? ""
+            let method = Self.methodName(method)
             state.withLock { state in
                 state.method = method
                 state.phase = .receiving
@@ -295,6 +296,15 @@ final class RequestContext: Sendable {
             return target.utf8.firstIndex(of: question)
         }
         return scanned.map { target.utf8.index(target.utf8.startIndex, offsetBy: $0) }
+    }
+
+    /// The request method; GET and HEAD (every cache hit) as literals, which need neither UTF-8 validation nor
+    /// storage.
+    private static func methodName(_ method: UnsafePointer<CChar>?) -> String {
+        guard let method else { return "" }
+        if strcmp(method, "GET") == 0 { return "GET" }
+        if strcmp(method, "HEAD") == 0 { return "HEAD" }
+        return String(cString: method)
     }
 
     /// The request target's path (the whole target, without a copy, when there is no query).
