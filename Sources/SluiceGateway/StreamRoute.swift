@@ -11,17 +11,23 @@ enum StreamRoute {
         path.hasBytePrefix(prefix)
     }
 
+    /// What follows ``prefix`` in a stream path, cut after the prefix's bytes (not its characters: a combining mark
+    /// right after the prefix stays in the rest, where it fails validation, instead of merging into the prefix's `/`).
+    private static func afterPrefix(_ path: String) -> Substring {
+        Substring(path.utf8.dropFirst(prefix.utf8CodeUnitCount))
+    }
+
     /// The upstream name of a stream path, without validating the rest (for logs).
     static func upstreamName(fromPath path: String) -> String? {
         guard isStreamPath(path) else { return nil }
-        let name = path.dropFirst(prefix.utf8CodeUnitCount).prefix { $0 != "/" }
+        let name = afterPrefix(path).prefix { $0 != "/" }
         return AssetID.isValidUpstreamName(String(name)) ? String(name) : nil
     }
 
     /// The asset addressed by `path` (the raw, still percent-encoded request path).
     static func assetID(fromPath path: String) throws(AssetPathError) -> AssetID {
         guard isStreamPath(path) else { throw .empty }
-        let rest = path.dropFirst(prefix.utf8CodeUnitCount)
+        let rest = afterPrefix(path)
         guard let slash = rest.firstIndex(of: "/") else { throw .empty }
         let upstream = String(rest[..<slash])
         guard AssetID.isValidUpstreamName(upstream) else { throw .badAssetID }

@@ -38,8 +38,17 @@ struct StreamRouteTests {
             ("/stream/nas/\(String(repeating: "a", count: 5000))", .tooLong),
             ("/stream/1nas/a", .badAssetID),
             ("/stream/n%61s/a", .badAssetID),
+            // A combining mark right after the prefix belongs to the upstream name, not to the prefix's slash.
+            ("/stream/\u{301}nas/a.mp3", .badAssetID),
         ])
     func invalid(path: String, error: AssetPathError) {
         #expect(throws: error) { try StreamRoute.assetID(fromPath: path) }
+    }
+
+    @Test("the upstream name of a log line is cut after the prefix's bytes")
+    func upstreamNames() {
+        #expect(StreamRoute.upstreamName(fromPath: "/stream/nas/a.mp3") == "nas")
+        #expect(StreamRoute.upstreamName(fromPath: "/stream/\u{301}nas/a.mp3") == nil)
+        #expect(StreamRoute.upstreamName(fromPath: "/admin/stats") == nil)
     }
 }
