@@ -22,8 +22,14 @@ public struct ContentInfo: Hashable, Sendable {
     /// A string that changes whenever the object's bytes change: the strong ETag when there is one,
     /// else Last-Modified with the length. Used to guard resumed fetches and to detect new versions.
     public var validator: String? {
-        if let etag, !etag.hasBytePrefix("W/") { return etag }
+        if let strongETag { return strongETag }
         if let lastModified { return "lm:\(Int64(lastModified.timeIntervalSince1970)):\(length)" }
         return nil
+    }
+
+    /// The ETag when it is strong (no `W/` prefix, compared as bytes: this runs on every cache hit), else nil.
+    public var strongETag: String? {
+        guard let etag, !etag.hasBytePrefix("W/") else { return nil }
+        return etag
     }
 }

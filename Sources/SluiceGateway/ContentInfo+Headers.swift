@@ -5,8 +5,7 @@ extension ContentInfo {
     /// The value to send as `If-Range` so that a fetch only returns bytes of this version:
     /// the strong ETag, else the Last-Modified date (RFC 9110 §13.1.5).
     var ifRangeValidator: String? {
-        if let etag, !etag.hasPrefix("W/") { return etag }
-        return lastModified.map(HTTPDate.format)
+        strongETag ?? lastModified.map(HTTPDate.format)
     }
 
     /// Representation header fields every stream response carries (contract §2).

@@ -1,4 +1,3 @@
-import Foundation
 import SluiceCore
 import Testing
 
@@ -26,12 +25,5 @@ struct StringBytePrefixTests {
         #expect(decomposed.hasBytePrefix("e"))
         #expect(!decomposed.hasPrefix("e"))
         #expect("été".hasBytePrefix("été"))
-    }
-
-    @Test func strongAndWeakValidators() {
-        #expect(ContentInfo(length: 1, etag: "\"abc\"").validator == "\"abc\"")
-        let modified = Date(timeIntervalSince1970: 1_700_000_000)
-        #expect(ContentInfo(length: 5, etag: "W/\"abc\"", lastModified: modified).validator == "lm:1700000000:5")
-        #expect(ContentInfo(length: 5, etag: "W/\"abc\"").validator == nil)
     }
 }
