@@ -1,7 +1,24 @@
 /// One finished request/response, handed to the server's `onComplete` callback for the access log.
 public struct HTTPExchange: Sendable {
+    /// Where ``request`` comes from: given, or made from the finished request when first read (most exchanges
+    /// only count their status, and making the request's strings would cost every cache hit).
+    private enum RequestSource: Sendable {
+        case given(HTTPRequest)
+        case finished(FinishedRequest)
+    }
+
+    private var source: RequestSource
+
     /// The request as the handler saw it (its body is empty when the request never reached the handler).
-    public var request: HTTPRequest
+    public var request: HTTPRequest {
+        get {
+            switch source {
+            case .given(let request): request
+            case .finished(let finished): finished.request
+            }
+        }
+        set { source = .given(newValue) }
+    }
     /// The status sent, or 0 when no response was sent (client left or server stopped before the handler answered).
     public var status: Int
     /// The response's header fields as the handler set them (before the server dropped malformed fields and
@@ -24,7 +41,26 @@ public struct HTTPExchange: Sendable {
         startedAt: ContinuousClock.Instant,
         finishedAt: ContinuousClock.Instant
     ) {
-        self.request = request
+        self.init(
+            source: .given(request), status: status, responseHeaders: responseHeaders, bytesSent: bytesSent,
+            completed: completed, startedAt: startedAt, finishedAt: finishedAt)
+    }
+
+    /// The record of a request the server finished; its ``request`` is made when first read.
+    init(
+        finished: FinishedRequest, status: Int, responseHeaders: HTTPHeaders, bytesSent: Int64, completed: Bool,
+        startedAt: ContinuousClock.Instant, finishedAt: ContinuousClock.Instant
+    ) {
+        self.init(
+            source: .finished(finished), status: status, responseHeaders: responseHeaders, bytesSent: bytesSent,
+            completed: completed, startedAt: startedAt, finishedAt: finishedAt)
+    }
+
+    private init(
+        source: RequestSource, status: Int, responseHeaders: HTTPHeaders, bytesSent: Int64, completed: Bool,
+        startedAt: ContinuousClock.Instant, finishedAt: ContinuousClock.Instant
+    ) {
+        self.source = source
         self.status = status
         self.responseHeaders = responseHeaders
         self.bytesSent = bytesSent

@@ -159,8 +159,8 @@ final class RequestContext: Sendable {
         core.end()
         core.onComplete(
             HTTPExchange(
-                request: makeRequest(
-                    method: snapshot.method, headers: snapshot.headers ?? HTTPHeaders(), body: snapshot.body),
+                finished: FinishedRequest(
+                    context: self, method: snapshot.method, headers: snapshot.headers, body: snapshot.body),
                 status: snapshot.status, responseHeaders: snapshot.responseHeaders,
                 bytesSent: bytesSent, completed: terminatedOK,
                 startedAt: startedAt, finishedAt: finishedAt))
@@ -310,7 +310,8 @@ final class RequestContext: Sendable {
     /// The request target's path (the whole target, without a copy, when there is no query).
     private var path: String { queryMark.map { String(target[..<$0]) } ?? target }
 
-    private func makeRequest(method: String, headers: HTTPHeaders, body: [UInt8]) -> HTTPRequest {
+    /// The request as the handler sees it, with this request's path, query and client.
+    func makeRequest(method: String, headers: HTTPHeaders, body: [UInt8]) -> HTTPRequest {
         let query = queryMark.map { String(target[target.index(after: $0)...]) } ?? ""
         var request = HTTPRequest(method: method, path: path, query: query, headers: headers, body: body)
         request.client = client

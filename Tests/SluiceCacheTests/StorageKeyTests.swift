@@ -27,4 +27,19 @@ import Testing
         #expect(Set(keys).count == 4)
         #expect(StorageKey("a") == StorageKey("a") && StorageKey("a") != StorageKey("a\u{0}"))
     }
+
+    /// Keys of real asset IDs spread over a table's buckets (the low bits of the raw hash), whatever the seed, and
+    /// a key's bucket moves with the seed; equal keys always hash alike.
+    @Test func rawHashesSpreadOverBucketsAndFollowTheSeed() {
+        let keys = (0..<4096).map { ChunkStore.storageKey(for: "nas://music/\($0).mp3") }
+        for seed in [0, 1, -1, 0x5EED_5EED] {
+            let buckets = Set(keys.map { $0._rawHashValue(seed: seed) & 4095 })
+            // 4,096 keys thrown into 4,096 buckets at random fill about 63 % of them (1 - 1/e).
+            #expect(buckets.count > 2400, "seed \(seed): \(buckets.count) buckets")
+        }
+        let moved = keys.filter { $0._rawHashValue(seed: 1) & 4095 != $0._rawHashValue(seed: 2) & 4095 }
+        #expect(moved.count > 4000)
+        let copy = StorageKey(String(decoding: Array(keys[7].text.utf8), as: UTF8.self))
+        #expect(copy._rawHashValue(seed: 42) == keys[7]._rawHashValue(seed: 42))
+    }
 }
