@@ -28,17 +28,20 @@ public enum RangeHeader {
         return specs.isEmpty ? nil : specs
     }
 
-    /// The one form players send on every request, `bytes=a-b`, `bytes=a-` or `bytes=-n` with nothing else, read
-    /// without allocating. Nil for anything else (including numbers too long for `Int64`), which the general
-    /// parser then decides; whatever this returns, the general parser would return too.
     /// The spec of a header in the form nearly every player sends, `bytes=a-b`, `bytes=a-` or `bytes=-n` with
-    /// nothing around it; nil for anything else (which ``parse(_:)`` reads in full). Scans a native string's
-    /// bytes in place.
+    /// nothing around it, read without allocating; nil for anything else (including numbers too long for
+    /// `Int64`), which ``parse(_:)`` reads in full. Whatever this returns, the general parser would return too.
+    /// Scans a native string's bytes in place.
     public static func parsePlain(_ value: String) -> RangeSpec? {
-        value.utf8.withContiguousStorageIfAvailable(parsePlain) ?? parsePlain(Array(value.utf8))
+        value.utf8.withContiguousStorageIfAvailable(plainSpec) ?? plainSpec(in: Array(value.utf8))
     }
 
-    private static func parsePlain<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> RangeSpec? {
+    /// The plain spec of a value's bytes, as for a string.
+    public static func parsePlain(_ bytes: UnsafeRawBufferPointer) -> RangeSpec? {
+        plainSpec(in: bytes)
+    }
+
+    private static func plainSpec<Bytes: Collection<UInt8>>(in bytes: Bytes) -> RangeSpec? {
         guard bytes.starts(with: unitPrefix) else { return nil }
         var first: Int64?
         var current: Int64?

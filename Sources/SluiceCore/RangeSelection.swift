@@ -38,8 +38,7 @@ public enum RangeSelection: Hashable, Sendable {
     /// Parses and weighs a Range header value; nil or malformed headers select the whole representation.
     public init(header: String?, length: Int64) {
         if let header, let spec = RangeHeader.parsePlain(header) {
-            // The usual request, without a list.
-            self = spec.resolve(length: length).map(RangeSelection.single) ?? .unsatisfiable
+            self.init(plain: spec, length: length)
             return
         }
         guard let header, let specs = RangeHeader.parse(header) else {
@@ -47,5 +46,24 @@ public enum RangeSelection: Hashable, Sendable {
             return
         }
         self.init(specs: specs, length: length)
+    }
+
+    /// ``init(header:length:)`` of a value's bytes, read in place from the request: the form players send is
+    /// parsed without making a string, anything else as text (invalid UTF-8 repaired, as a field read as text is).
+    public init(headerBytes: UnsafeRawBufferPointer?, length: Int64) {
+        guard let headerBytes else {
+            self = .whole
+            return
+        }
+        if let spec = RangeHeader.parsePlain(headerBytes) {
+            self.init(plain: spec, length: length)
+            return
+        }
+        self.init(header: String(decoding: headerBytes, as: UTF8.self), length: length)
+    }
+
+    /// The usual request: one spec, no list to sort or merge.
+    private init(plain spec: RangeSpec, length: Int64) {
+        self = spec.resolve(length: length).map(RangeSelection.single) ?? .unsatisfiable
     }
 }

@@ -69,8 +69,8 @@ final class StreamHandler: Sendable {
             ? Preconditions(field: { head[$0] }).evaluate(against: info) : .proceed(rangeApplies: true)
         var headers = representationHeaders(target, info)
         let planned = plan(
-            method: head.method, preconditions: preconditions, rangeField: head["Range"], info: info,
-            infoCached: true, headers: &headers)
+            method: head.method, preconditions: preconditions, info: info, infoCached: true, headers: &headers,
+            range: { length in head.withValue(of: "Range") { RangeSelection(headerBytes: $0, length: length) } })
         switch planned {
         case .answer(let response):
             return response
@@ -104,8 +104,8 @@ final class StreamHandler: Sendable {
         let preconditions = Preconditions(field: { request.headers[$0] }).evaluate(against: info)
         var headers = representationHeaders(target, info)
         let planned = plan(
-            method: request.method, preconditions: preconditions, rangeField: request.headers["Range"], info: info,
-            infoCached: infoCached, headers: &headers)
+            method: request.method, preconditions: preconditions, info: info, infoCached: infoCached,
+            headers: &headers, range: { RangeSelection(header: request.headers["Range"], length: $0) })
         switch planned {
         case .answer(let response):
             return response
@@ -124,13 +124,14 @@ final class StreamHandler: Sendable {
         HTTPHeaders(block: target.representationFields(of: info), capacity: 4)
     }
 
-    /// Applies the outcome of a `method` request's preconditions and evaluates its `Range` field against `info`,
-    /// adding to `headers` the fields a body would go out with (which stay a unique list, extended in place by the
-    /// caller). Answers without body bytes carry `X-Cache` HIT when the content info came from the cache, MISS when
-    /// the upstream was asked.
+    /// Applies the outcome of a `method` request's preconditions and weighs its `Range` field against `info` (`range`
+    /// selects from the field for a representation length, and is only called when the field applies), adding to
+    /// `headers` the fields a body would go out with (which stay a unique list, extended in place by the caller).
+    /// Answers without body bytes carry `X-Cache` HIT when the content info came from the cache, MISS when the
+    /// upstream was asked.
     private func plan(
-        method: String, preconditions: PreconditionOutcome, rangeField: String?, info: ContentInfo, infoCached: Bool,
-        headers: inout HTTPHeaders
+        method: String, preconditions: PreconditionOutcome, info: ContentInfo, infoCached: Bool,
+        headers: inout HTTPHeaders, range: (_ length: Int64) -> RangeSelection
     ) -> Plan {
         let outcome = (infoCached ? CacheStatus.hit : .miss).rawValue
         let rangeApplies: Bool
@@ -145,8 +146,7 @@ final class StreamHandler: Sendable {
             rangeApplies = applies
         }
         // Range is defined for GET only; a HEAD answers as the whole representation would (RFC 9110 §14.2).
-        let rangeHeader = rangeApplies && method == "GET" ? rangeField : nil
-        switch RangeSelection(header: rangeHeader, length: info.length) {
+        switch rangeApplies && method == "GET" ? range(info.length) : .whole {
         case .unsatisfiable:
             var response = Problem(
                 slug: "range-not-satisfiable", title: "Range not satisfiable", status: 416,

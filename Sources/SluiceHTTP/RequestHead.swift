@@ -40,6 +40,18 @@ public struct RequestHead: ~Copyable {
         }
     }
 
+    /// `body` applied to the bytes of the first value of the header field `name` (case-insensitive), nil when the
+    /// request has no such field: for values parsed on every request, read without making a string.
+    public func withValue<T>(of name: StaticString, _ body: (UnsafeRawBufferPointer?) -> T) -> T {
+        switch fields {
+        case .connection(let connection):
+            return RequestHeaders.withValue(of: name, on: connection, body)
+        case .headers(let headers):
+            guard var value = headers[name.description] else { return body(nil) }
+            return value.withUTF8 { body(UnsafeRawBufferPointer($0)) }
+        }
+    }
+
     /// The first value of the header field `name` (case-insensitive), if the request has it.
     public subscript(name: String) -> String? {
         switch fields {

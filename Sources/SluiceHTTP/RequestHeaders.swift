@@ -20,6 +20,22 @@ enum RequestHeaders {
         }
     }
 
+    /// `body` applied to the bytes of the first value of the field `name` (case-insensitive) of the request on
+    /// `connection`, nil when there is none; the bytes are libmicrohttpd's, read in place.
+    static func withValue<T>(
+        of name: StaticString, on connection: OpaquePointer, _ body: (UnsafeRawBufferPointer?) -> T
+    ) -> T {
+        var value: UnsafePointer<CChar>?
+        var count = 0
+        let found = name.withUTF8Buffer { name in
+            name.withMemoryRebound(to: CChar.self) { name in
+                MHD_lookup_connection_value_n(connection, .HEADER_KIND, name.baseAddress, name.count, &value, &count)
+            }
+        }
+        guard found == .YES, let value else { return body(nil) }
+        return body(UnsafeRawBufferPointer(start: value, count: count))
+    }
+
     /// Whether the request on `connection` has a field whose name starts with `prefix` (case-insensitive).
     static func hasField(prefixed prefix: String, on connection: OpaquePointer) -> Bool {
         prefix.withCString { prefix in
