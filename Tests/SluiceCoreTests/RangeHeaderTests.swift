@@ -73,9 +73,11 @@ struct RangeHeaderTests {
         }
         for value in values {
             #expect(RangeHeader.parse(value) == RangeHeader.parse(" " + value), "\(value)")
-            if let plain = RangeHeader.parsePlain(value) {
+            let plain = RangeHeader.parsePlain(value)
+            if let plain {
                 #expect([plain] == RangeHeader.parse(" " + value), "\(value)")
             }
+            #expect(Array(value.utf8).withUnsafeBytes { RangeHeader.parsePlain($0) } == plain, "\(value) as bytes")
         }
         #expect(RangeHeader.parsePlain("BYTES=1-2") == nil, "left to the general parser")
         #expect(RangeHeader.parsePlain("bytes=0-1,5-6") == nil)

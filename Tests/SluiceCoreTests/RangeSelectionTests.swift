@@ -35,6 +35,18 @@ struct RangeSelectionTests {
     ])
     func selects(header: String?, length: Int64, expected: RangeSelection) {
         #expect(RangeSelection(header: header, length: length) == expected)
+        // Read in place from a request's bytes, every header selects the same.
+        let fromBytes = header.map { header in
+            Array(header.utf8).withUnsafeBytes { RangeSelection(headerBytes: $0, length: length) }
+        }
+        #expect((fromBytes ?? RangeSelection(headerBytes: nil, length: length)) == expected)
+    }
+
+    /// Bytes that are not UTF-8 are read as text with the bad bytes replaced, as a field read as text is: never
+    /// a range.
+    @Test func bytesThatAreNotUTF8SelectTheWhole() {
+        let bytes: [UInt8] = Array("bytes=0-".utf8) + [0xFF, 0x31]
+        #expect(bytes.withUnsafeBytes { RangeSelection(headerBytes: $0, length: 100) } == .whole)
     }
 
     @Test func emptySpecListIsWhole() {

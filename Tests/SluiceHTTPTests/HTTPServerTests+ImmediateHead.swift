@@ -23,6 +23,8 @@ extension HTTPServerTests {
                 let seen = [
                     head.method, head.path, head["x-probe"] ?? "nil", head["X-Absent"] ?? "nil",
                     "\(head.hasField(prefixed: "x-PRO"))", "\(head.hasField(prefixed: "If-"))",
+                    head.withValue(of: "X-PROBE") { $0.map { String(decoding: $0, as: UTF8.self) } ?? "nil" },
+                    head.withValue(of: "X-Absent") { $0 == nil ? "nil" : "found" },
                 ]
                 return HTTPResponse(status: 200, body: .bytes(Array(seen.joined(separator: "|").utf8)))
             }, onComplete: { log.record($0) })
@@ -35,7 +37,7 @@ extension HTTPServerTests {
         }
         await server.shutdown(grace: .seconds(2))
         #expect(now.status == 200)
-        #expect(String(decoding: now.body, as: UTF8.self) == "GET|/now|first|nil|true|false")
+        #expect(String(decoding: now.body, as: UTF8.self) == "GET|/now|first|nil|true|false|first|nil")
         #expect(later.status == 202)
         #expect(String(decoding: later.body, as: UTF8.self) == "declined")
         let exchanges = log.all.sorted { $0.request.path > $1.request.path }
@@ -52,6 +54,9 @@ extension HTTPServerTests {
         // #expect cannot capture a noncopyable value: the results are read first.
         let (conditional, absent) = (head["if-none-match"], head["If-Match"])
         let (hasIf, hasX) = (head.hasField(prefixed: "IF-"), head.hasField(prefixed: "X-"))
+        let range = head.withValue(of: "range") { $0.map { String(decoding: $0, as: UTF8.self) } }
+        let noRange = head.withValue(of: "If-Match") { $0 == nil }
+        #expect(range == "bytes=0-1" && noRange)
         #expect(conditional == "\"v1\"")
         #expect(absent == nil)
         #expect(hasIf)
