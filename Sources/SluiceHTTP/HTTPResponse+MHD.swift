@@ -1,4 +1,5 @@
 import CMicroHTTPD
+import Glibc
 
 extension HTTPResponse {
     /// Streamed bodies are pulled in blocks of this size.
@@ -13,11 +14,17 @@ extension HTTPResponse {
         }
         // A block's fields were checked when it was made.
         headers.block?.forEachCString { name, value in _ = MHD_add_response_header(prepared.pointer, name, value) }
-        for field in headers.added where Self.isForwardable(name: field.name, value: field.value) {
-            // MHD_add_response_header refuses malformed fields itself; such a field is dropped. Explicit
-            // withCString: the implicit String-to-pointer conversion copies each string to the heap.
+        for field in headers.added where !Self.isFraming(field.name) {
+            // Explicit withCString: the implicit String-to-pointer conversion copies each string to the heap.
             _ = field.name.withCString { name in
-                field.value.withCString { value in MHD_add_response_header(prepared.pointer, name, value) }
+                field.value.withCString { value -> MHD_Result in
+                    // A NUL would end the C string early: such a field is dropped rather than cut short.
+                    // libmicrohttpd refuses an empty name and CR or LF in a name or value itself.
+                    guard strlen(name) == field.name.utf8.count, strlen(value) == field.value.utf8.count else {
+                        return .NO
+                    }
+                    return MHD_add_response_header(prepared.pointer, name, value)
+                }
             }
         }
         if closeConnection {
@@ -82,13 +89,13 @@ extension HTTPResponse {
     /// Framing headers belong to libmicrohttpd (it refuses an application `Content-Length`), and a field holding
     /// CR, LF or NUL would let a value inject header lines.
     static func isForwardable(name: String, value: String) -> Bool {
-        // libmicrohttpd writes the framing fields itself.
-        if name.utf8.count == 14 || name.utf8.count == 17,
-            ["content-length", "transfer-encoding"].contains(name.lowercased())
-        {
-            return false
-        }
-        return !name.isEmpty && !breaksLine(name) && !breaksLine(value)
+        !isFraming(name) && !name.isEmpty && !breaksLine(name) && !breaksLine(value)
+    }
+
+    /// Whether `name` is a framing field, which libmicrohttpd writes itself.
+    private static func isFraming(_ name: String) -> Bool {
+        (name.utf8.count == 14 || name.utf8.count == 17)
+            && ["content-length", "transfer-encoding"].contains(name.lowercased())
     }
 
     /// Whether `text` holds CR, LF or NUL. A native string's bytes are scanned in place (iterating its UTF-8 view

@@ -21,6 +21,21 @@ import Testing
         #expect(key != ChunkStore.storageKey(for: "nas://music/b.mp3"))
     }
 
+    /// A key the store makes (64 lowercase hex digits) is compared by the bytes it spells: a change of any one digit
+    /// makes another key, and the same digits in uppercase (not a key the store makes) are another key too.
+    @Test func digestKeysDifferInEveryDigit() {
+        let key = ChunkStore.storageKey(for: "nas://music/a.mp3")
+        let digits = Array(key.text.utf8)
+        for position in digits.indices {
+            var changed = digits
+            changed[position] = changed[position] == UInt8(ascii: "0") ? UInt8(ascii: "f") : UInt8(ascii: "0")
+            #expect(StorageKey(String(decoding: changed, as: UTF8.self)) != key, "digit \(position)")
+        }
+        let upper = StorageKey(key.text.uppercased())
+        #expect(upper != key && upper == StorageKey(key.text.uppercased()))
+        #expect(StorageKey(key.text + "0") != key && StorageKey(String(key.text.dropLast())) != key)
+    }
+
     /// Texts shorter than the hashed bytes, or empty, are keys too (an index row is read back as it is stored).
     @Test func shortTextsAreKeys() {
         let keys = ["", "a", "ab", String(repeating: "f", count: 15)].map(StorageKey.init)

@@ -31,22 +31,29 @@ struct HTTPServerTests {
         #expect(log.all.map(\.bytesSent) == [5])
     }
 
+    /// Fields a handler adds that cannot be sent as they are never reach the client and never inject a line: CR or
+    /// LF in a name or value, a NUL (which would cut the C string short), an empty name, a framing field. The
+    /// fields around them are sent.
     @Test func headerValuesWithLineBreaksAreDropped() async throws {
         try await withServer(
             handler: { _ in
                 var headers = HTTPHeaders()
                 headers.add("X-Good", "fine")
                 headers.add("X-Evil", "a\r\nSet-Cookie: injected=1")
+                headers.add("X-Lf", "a\nSet-Cookie: injected=2")
                 headers.add("X-Bad\nName", "v")
+                headers.add("X-Nul", "a\u{0}b")
+                headers.add("X-Nul-\u{0}Name", "v")
+                headers.add("", "empty name")
                 headers.add("Content-Length", "999")
+                headers.add("transfer-encoding", "chunked")
+                headers.add("X-Also-Good", "2")
                 return HTTPResponse(status: 200, headers: headers, body: .bytes([1, 2, 3]))
             },
             run: { server in
                 let response = try await onOwnThread { try RawHTTPConnection(port: server.port).get("/") }
-                #expect(response.headers["X-Good"] == "fine")
-                #expect(response.headers["X-Evil"] == nil)
-                #expect(response.headers["Set-Cookie"] == nil)
-                #expect(!response.headerLines.contains { $0.contains("X-Bad") })
+                let lines = response.headerLines.filter { !$0.hasPrefix("Date:") && !$0.hasPrefix("Content-Length:") }
+                #expect(lines == ["X-Good: fine", "X-Also-Good: 2"])
                 #expect(response.headers["Content-Length"] == "3")
                 #expect(response.body == [1, 2, 3])
             })
