@@ -71,10 +71,11 @@ extension StoreState {
 
     /// The index key of `assetID` (``CacheLayout/key(for:)``), remembered for the assets asked for most recently.
     mutating func key(for assetID: String) -> StorageKey {
-        if let key = keys[assetID] { return key }
+        let exact = ExactString(assetID)
+        if let key = keys[exact] { return key }
         if keys.count >= Self.maxRememberedKeys { keys.removeAll(keepingCapacity: true) }
         let key = CacheLayout.key(for: assetID)
-        keys[assetID] = key
+        keys[exact] = key
         return key
     }
 }

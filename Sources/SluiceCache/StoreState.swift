@@ -52,8 +52,8 @@ struct StoreState {
     /// Read handles of recently read data files, by key; dropped before a data file is unlinked or moved and
     /// when one is created.
     var openFiles: [StorageKey: DataFileHandle] = [:]
-    /// Index keys of recently used asset IDs.
-    var keys: [String: StorageKey] = [:]
+    /// Index keys of recently used asset IDs, which are compared as bytes like the digests they key.
+    var keys: [ExactString: StorageKey] = [:]
     /// Keys whose write mark is committed in the index (``ChunkIndex/markWriting(_:)``).
     var writeMarks: Set<StorageKey> = []
 

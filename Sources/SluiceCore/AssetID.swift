@@ -30,6 +30,17 @@ public struct AssetID: Hashable, Sendable, CustomStringConvertible {
             upstream: scheme, path: try AssetPath(plain: String(Substring(bytes[bytes.index(colon, offsetBy: 3)...]))))
     }
 
+    /// Equal when the canonical texts have the same bytes (see ``ExactString``); the text spells the upstream and
+    /// every segment, as neither holds the separators.
+    public static func == (a: AssetID, b: AssetID) -> Bool {
+        a.description.isByteEqual(to: b.description)
+    }
+
+    /// Feeds the canonical text's bytes.
+    public func hash(into hasher: inout Hasher) {
+        description.hashBytes(into: &hasher)
+    }
+
     /// The gateway URL path that streams this asset: `/stream/{upstream}/{percent-encoded path}`.
     public var streamPath: String { "/stream/\(upstream)/\(path.percentEncoded)" }
 

@@ -78,6 +78,16 @@ public struct AssetPath: Hashable, Sendable, CustomStringConvertible {
     /// Segments percent-encoded (RFC 3986 unreserved characters kept) and joined by `/`.
     public var percentEncoded: String { segments.map(Self.percentEncode).joined(separator: "/") }
 
+    /// Equal when every segment has the same bytes: two spellings of `é` are two files (see ``ExactString``).
+    public static func == (a: AssetPath, b: AssetPath) -> Bool {
+        a.segments.count == b.segments.count && zip(a.segments, b.segments).allSatisfy { $0.isByteEqual(to: $1) }
+    }
+
+    /// Feeds each segment's bytes.
+    public func hash(into hasher: inout Hasher) {
+        for segment in segments { segment.hashBytes(into: &hasher) }
+    }
+
     private static func check(_ segment: String) throws(AssetPathError) {
         if segment.isEmpty { throw .emptySegment }
         if segment == "." || segment == ".." { throw .dotSegment }

@@ -1,11 +1,13 @@
 /// Byte sizes as written in the configuration (contract §3): `100`, `100B`, `512KiB`, `1MiB`, `20GiB`, `1TiB`
 /// (binary, powers of 1024) or `10KB`, `5MB`, `2GB`, `1TB` (decimal, powers of 1000). Units are case-insensitive.
 public enum ByteSize {
-    /// The number of bytes `text` names.
+    /// The number of bytes `text` names, at most ``ByteCount/maximum``.
     public static func parse(_ text: String) throws(QuantityError) -> Int64 {
         let (value, unit) = try QuantityText.split(text)
         guard let factor = factors[unit.lowercased()] else { throw .unknownUnit(unit) }
-        return try QuantityText.multiply(value, by: factor)
+        let bytes = try QuantityText.multiply(value, by: factor)
+        guard bytes <= ByteCount.maximum else { throw .overflow }
+        return bytes
     }
 
     private static let factors: [String: Int64] = [

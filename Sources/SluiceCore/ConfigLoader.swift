@@ -33,9 +33,13 @@ public enum ConfigLoader {
             let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
             throw ConfigErrors([ConfigError(key: "", message: "not valid JSON" + (detail.map { ": \($0)" } ?? ""))])
         }
+        let duplicates = JSONDuplicateKeys.paths(in: data).map {
+            ConfigError(key: $0, message: "is given more than once (only one may be)")
+        }
         let reader = ConfigReader(environment: environment, baseDirectory: baseDirectory)
         let config = reader.readRoot(json)
-        guard reader.errors.isEmpty, let config else { throw ConfigErrors(reader.errors) }
+        let errors = duplicates + reader.errors
+        guard errors.isEmpty, let config else { throw ConfigErrors(errors) }
         return config
     }
 }

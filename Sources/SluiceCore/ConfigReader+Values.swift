@@ -45,7 +45,13 @@ extension ConfigReader {
     func size(_ object: [String: Any], _ name: String, at parent: String) -> Int64? {
         let key = Self.key(parent, name)
         guard let value = object[name] else { return nil }
-        if let bytes = Self.jsonInteger(value), bytes >= 0 { return bytes }
+        if let bytes = Self.jsonInteger(value) {
+            guard (0...ByteCount.maximum).contains(bytes) else {
+                fail(key, "expected a size from 0 to \(ByteCount.maximum) bytes")
+                return nil
+            }
+            return bytes
+        }
         guard let text = value as? String else {
             fail(key, "expected a size like \"20GiB\"")
             return nil

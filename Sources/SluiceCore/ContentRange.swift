@@ -26,7 +26,7 @@ public enum ContentRange: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses a field value; nil when it is malformed, not in bytes, or invalid per RFC 9110 §14.4
-    /// (`last` < `first`, or a complete length not greater than `last`).
+    /// (`last` < `first`, or a complete length not greater than `last`), or holding a number above ``ByteCount/maximum``.
     public static func parse(_ value: String) -> ContentRange? {
         let text = value.trimmingHTTPWhitespace()
         guard let space = text.firstIndex(of: " "), text[..<space].lowercased() == "bytes" else { return nil }
@@ -35,16 +35,16 @@ public enum ContentRange: Hashable, Sendable, CustomStringConvertible {
         let rangeText = rest[..<slash]
         let lengthText = rest[rest.index(after: slash)...]
         if rangeText == "*" {
-            return lengthText.decimalValue.map { .unsatisfied(completeLength: $0) }
+            return lengthText.byteCountValue.map { .unsatisfied(completeLength: $0) }
         }
         guard let dash = rangeText.firstIndex(of: "-"),
-            let first = rangeText[..<dash].decimalValue,
-            let last = rangeText[rangeText.index(after: dash)...].decimalValue,
+            let first = rangeText[..<dash].byteCountValue,
+            let last = rangeText[rangeText.index(after: dash)...].byteCountValue,
             first <= last
         else { return nil }
         let range = ByteRange(first: first, last: last)
         if lengthText == "*" { return .partial(range, completeLength: nil) }
-        guard let length = lengthText.decimalValue, length > last else { return nil }
+        guard let length = lengthText.byteCountValue, length > last else { return nil }
         return .partial(range, completeLength: length)
     }
 }

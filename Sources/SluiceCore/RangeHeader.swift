@@ -6,7 +6,7 @@ public enum RangeHeader {
 
     /// Parses `bytes=range-set`. Returns nil when the header must be ignored (the caller answers 200 with the
     /// whole representation): another range unit, an empty set, a spec that is not `a-b`, `a-` or `-n`,
-    /// `a-b` with `b < a`, a number that does not fit in `Int64`, or more than ``maxRanges`` specs.
+    /// `a-b` with `b < a`, a number above ``ByteCount/maximum``, or more than ``maxRanges`` specs.
     ///
     /// The unit is matched case-insensitively (RFC 9110 §14.1). Whitespace is tolerated around the whole value
     /// and around commas, and empty list elements are skipped (RFC 9110 §5.6.1); nowhere else.
@@ -29,8 +29,8 @@ public enum RangeHeader {
     }
 
     /// The spec of a header in the form nearly every player sends, `bytes=a-b`, `bytes=a-` or `bytes=-n` with
-    /// nothing around it, read without allocating; nil for anything else (including numbers too long for
-    /// `Int64`), which ``parse(_:)`` reads in full. Whatever this returns, the general parser would return too.
+    /// nothing around it, read without allocating; nil for anything else (including numbers above
+    /// ``ByteCount/maximum``), which ``parse(_:)`` reads in full. Whatever this returns, the general parser would return too.
     /// Scans a native string's bytes in place.
     public static func parsePlain(_ value: String) -> RangeSpec? {
         value.utf8.withContiguousStorageIfAvailable(plainSpec) ?? plainSpec(in: Array(value.utf8))
@@ -57,7 +57,7 @@ public enum RangeHeader {
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
             let (times10, overflow) = (current ?? 0).multipliedReportingOverflow(by: 10)
             let (sum, overflowSum) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
-            guard !overflow, !overflowSum else { return nil }
+            guard !overflow, !overflowSum, sum <= ByteCount.maximum else { return nil }
             current = sum
         }
         guard sawDash else { return nil }
@@ -77,11 +77,11 @@ public enum RangeHeader {
         let head = text[..<dash]
         let tail = text[text.index(after: dash)...]
         if head.isEmpty {
-            return tail.decimalValue.map { .suffix(count: $0) }
+            return tail.byteCountValue.map { .suffix(count: $0) }
         }
-        guard let first = head.decimalValue else { return nil }
+        guard let first = head.byteCountValue else { return nil }
         if tail.isEmpty { return .from(first: first) }
-        guard let last = tail.decimalValue, last >= first else { return nil }
+        guard let last = tail.byteCountValue, last >= first else { return nil }
         return .bounded(first: first, last: last)
     }
 }

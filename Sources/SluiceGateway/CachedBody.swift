@@ -39,7 +39,7 @@ final class CachedBody: HTTPBodySource {
         self.store = store
         self.coordinator = coordinator
         self.metrics = metrics
-        self.lease = store.lease(context.key)
+        self.lease = store.lease(context.asset.description)
         self.chunkSize = store.options.chunkSize
     }
 
@@ -98,7 +98,7 @@ final class CachedBody: HTTPBodySource {
     func close(completed: Bool) {
         coordinator.close(id)
         lease.release()
-        if completed { store.touch(context.key) }
+        if completed { store.touch(context.asset.description) }
     }
 
     /// Copies bytes at `p`, up to the end of its chunk, from the store.
@@ -109,7 +109,8 @@ final class CachedBody: HTTPBodySource {
             let count = min(Int64(out.count), chunkEnd - p)
             return Result { () throws(CacheError) in
                 let bytes = try store.read(
-                    ByteRange(offset: p, count: count), of: context.key, validator: context.info.validator)
+                    ByteRange(offset: p, count: count), of: context.asset.description, validator: context.info.validator
+                )
                 return copy(bytes, from: 0, into: out)
             }
         }
@@ -118,7 +119,8 @@ final class CachedBody: HTTPBodySource {
         }
         return Result { () throws(CacheError) in
             let bytes = try store.read(
-                ByteRange(first: chunkStart, last: chunkEnd - 1), of: context.key, validator: context.info.validator)
+                ByteRange(first: chunkStart, last: chunkEnd - 1), of: context.asset.description,
+                validator: context.info.validator)
             state.withLock { $0.chunk = (chunkStart, bytes) }
             return copy(bytes, from: Int(p - chunkStart), into: out)
         }

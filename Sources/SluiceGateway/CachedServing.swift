@@ -38,11 +38,11 @@ struct CachedServing: AssetServing {
     {
         let key = asset.description
         let cached = try? store.contentInfo(for: key)
-        let changed = coordinator.takeChanged(key)
+        let changed = coordinator.takeChanged(asset)
         if let cached, refreshedAfter == nil, !changed, isFresh(cached.fetchedAt) { return (cached.info, true) }
         // The call records what it learns before it ends: the next call for the asset starts after that.
         switch await flights.run(
-            key, startedAfter: refreshedAfter,
+            asset, startedAfter: refreshedAfter,
             { [store, logger] () async throws(UpstreamError) in
                 let info = try await upstream.contentInfo(for: asset.path)
                 do {
@@ -67,7 +67,7 @@ struct CachedServing: AssetServing {
 
     func freshContentInfo(of target: StreamTarget) -> ContentInfo? {
         guard let cached = try? store.contentInfo(storageKey: target.storageKey), isFresh(cached.fetchedAt),
-            !coordinator.isChanged(target.asset.description)
+            !coordinator.isChanged(target.asset)
         else { return nil }
         return cached.info
     }
@@ -89,7 +89,8 @@ struct CachedServing: AssetServing {
         let context = ReaderContext(asset: asset, info: info, upstream: target.upstream, range: range)
         let chunkSize = store.options.chunkSize
         let wanted = (range.first / chunkSize)...(range.last / chunkSize)
-        let missing = (try? store.missingChunks(in: wanted, of: context.key, validator: info.validator)) ?? [wanted]
+        let missing =
+            (try? store.missingChunks(in: wanted, of: context.asset.description, validator: info.validator)) ?? [wanted]
         let status: CacheStatus = missing.isEmpty ? .hit : missing == [wanted] ? .miss : .partial
         let body = CachedBody(context: context, range: range, store: store, coordinator: coordinator, metrics: metrics)
         guard status != .hit else {

@@ -9,7 +9,7 @@ actor ContentInfoFlights {
         let task: Task<Result<ContentInfo, UpstreamError>, Never>
     }
 
-    private var flights: [String: Flight] = [:]
+    private var flights: [AssetID: Flight] = [:]
     private var serials: UInt64 = 0
     /// Callers waiting for a call that another caller started.
     private(set) var waiting = 0
@@ -19,7 +19,7 @@ actor ContentInfoFlights {
     /// joins only a call that started at or after that instant: one that started before may carry an answer older
     /// than what the caller has seen (an object replaced meanwhile), so the caller lets it end and starts the next.
     func run(
-        _ key: String, startedAfter: ContinuousClock.Instant? = nil,
+        _ key: AssetID, startedAfter: ContinuousClock.Instant? = nil,
         _ fetch: @escaping @Sendable () async throws(UpstreamError) -> ContentInfo
     ) async -> Result<ContentInfo, UpstreamError> {
         while let running = flights[key] {

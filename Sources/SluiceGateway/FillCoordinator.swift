@@ -37,11 +37,11 @@ final class FillCoordinator: Sendable {
         /// Readers whose fill failed, and why.
         var failed: [ReaderID: UpstreamError] = [:]
         /// Assets whose upstream object changed under a fill: their content info must be fetched again.
-        var changed: Set<String> = []
+        var changed: Set<AssetID> = []
 
         func fillID(covering p: Int64, for context: ReaderContext) -> Int? {
             fills.values.first { fill in
-                fill.key == context.key && fill.info == context.info
+                fill.asset == context.asset && fill.info == context.info
                     && (fill.phase == .stopped ? fill.holds(p) : fill.covers(p))
             }?.id
         }
@@ -106,7 +106,7 @@ final class FillCoordinator: Sendable {
     func fill(_ reader: ReaderID, _ context: ReaderContext, at p: Int64, into out: UnsafeMutableRawBufferPointer)
         -> FillReadStep
     {
-        let present = (try? store.entry(for: context.key))?.chunks ?? ChunkSet()
+        let present = (try? store.entry(for: context.asset.description))?.chunks ?? ChunkSet()
         let chunk = p / settings.chunkSize
         var actions: [Action] = []
         let step = state.withLock { state -> FillReadStep in
@@ -151,19 +151,19 @@ final class FillCoordinator: Sendable {
         perform(actions)
     }
 
-    /// Whether a fill found that `key`'s upstream object changed since its content info was taken (clears the mark).
-    func takeChanged(_ key: String) -> Bool {
+    /// Whether a fill found that `asset`'s upstream object changed since its content info was taken (clears the mark).
+    func takeChanged(_ asset: AssetID) -> Bool {
         guard changedCount.load(ordering: .acquiring) > 0 else { return false }
         return state.withLock { state in
-            guard state.changed.remove(key) != nil else { return false }
+            guard state.changed.remove(asset) != nil else { return false }
             changedCount.subtract(1, ordering: .releasing)
             return true
         }
     }
 
-    /// Whether `key` is marked as changed (see ``takeChanged(_:)``), without clearing the mark.
-    func isChanged(_ key: String) -> Bool {
-        changedCount.load(ordering: .acquiring) > 0 && state.withLock { $0.changed.contains(key) }
+    /// Whether `asset` is marked as changed (see ``takeChanged(_:)``), without clearing the mark.
+    func isChanged(_ asset: AssetID) -> Bool {
+        changedCount.load(ordering: .acquiring) > 0 && state.withLock { $0.changed.contains(asset) }
     }
 
     /// Why the reader's fill failed, if it did.
@@ -309,7 +309,7 @@ final class FillCoordinator: Sendable {
     private func track(
         _ reader: ReaderID, at p: Int64, context: ReaderContext, in state: inout State, actions: inout [Action]
     ) {
-        for id in Array(state.fills.keys) where state.fills[id]!.key == context.key {
+        for id in Array(state.fills.keys) where state.fills[id]!.asset == context.asset {
             guard let at = state.fills[id]!.interest[reader] else { continue }
             if state.fills[id]!.end <= p {
                 state.fills[id]!.interest[reader] = nil
@@ -341,14 +341,14 @@ final class FillCoordinator: Sendable {
         for run in present.runs where run.lowerBound > chunk {
             end = min(end, run.lowerBound * settings.chunkSize)
         }
-        for other in state.fills.values where other.key == context.key && other.start > start {
+        for other in state.fills.values where other.asset == context.asset && other.start > start {
             end = min(end, other.start)
         }
         end = max(min(end, length), min(start + settings.chunkSize, length))
         state.nextID += 1
         let id = state.nextID
         state.fills[id] = FillState(
-            id: id, asset: context.asset, key: context.key, info: context.info, upstream: context.upstream,
+            id: id, asset: context.asset, info: context.info, upstream: context.upstream,
             start: start, end: end, bufferStart: start)
         return id
     }
@@ -391,7 +391,8 @@ final class FillCoordinator: Sendable {
         fill.storing += 1
         actions.append(
             .store(
-                fill: fill.id, key: fill.key, validator: fill.info.validator, chunk: start / settings.chunkSize,
+                fill: fill.id, key: fill.asset.description, validator: fill.info.validator,
+                chunk: start / settings.chunkSize,
                 bytes: bytes))
     }
 
@@ -404,7 +405,7 @@ final class FillCoordinator: Sendable {
         switch error {
         case .changed, .notFound, .rangeNotSatisfiable:
             // The object is not what its cached content info says any more: the next request asks the upstream.
-            if state.changed.insert(fill.key).inserted { changedCount.add(1, ordering: .releasing) }
+            if state.changed.insert(fill.asset).inserted { changedCount.add(1, ordering: .releasing) }
         default:
             break
         }
@@ -448,7 +449,7 @@ final class FillCoordinator: Sendable {
 
     private func startSuccessor(_ reader: ReaderID, _ context: ReaderContext, at offset: Int64) {
         guard offset < context.info.length else { return }
-        let present = (try? store.entry(for: context.key))?.chunks ?? ChunkSet()
+        let present = (try? store.entry(for: context.asset.description))?.chunks ?? ChunkSet()
         let chunk = offset / settings.chunkSize
         guard !present.contains(chunk) else { return }
         let id = state.withLock { state -> Int? in

@@ -20,7 +20,6 @@ struct FillState {
 
     let id: Int
     let asset: AssetID
-    let key: String
     let info: ContentInfo
     let upstream: any Upstream
     /// First byte the fill may deliver to readers (chunk aligned).

@@ -6,8 +6,6 @@ import SluiceUpstream
 struct ReaderContext: Sendable {
     /// The asset.
     let asset: AssetID
-    /// Its canonical text, the cache key.
-    let key: String
     /// The version the reader's response announced; bytes of any other version are never given to it.
     let info: ContentInfo
     /// Where missing bytes come from.
@@ -18,7 +16,6 @@ struct ReaderContext: Sendable {
     /// Creates a context for a reader of `range` of `asset`.
     init(asset: AssetID, info: ContentInfo, upstream: any Upstream, range: ByteRange) {
         self.asset = asset
-        self.key = asset.description
         self.info = info
         self.upstream = upstream
         self.rangeEnd = range.end

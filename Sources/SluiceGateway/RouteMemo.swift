@@ -10,7 +10,7 @@ final class RouteMemo: Sendable {
     static let capacity = 1024
 
     private let upstreams: [String: any Upstream]
-    private let targets = Mutex<[String: StreamTarget]>([:])
+    private let targets = Mutex<[ExactString: StreamTarget]>([:])
 
     /// A memo resolving paths to `upstreams` (by name).
     init(upstreams: [String: any Upstream]) {
@@ -20,7 +20,8 @@ final class RouteMemo: Sendable {
     /// The target of a stream path. Throws the problem to answer: 400 for an invalid path, 404 for an upstream
     /// that is not configured. (Thrown, not returned in a `Result`: a hit would pay for destroying the enum.)
     func target(fromPath path: String) throws(Problem) -> StreamTarget {
-        if let known = targets.withLock({ $0[path] }) { return known }
+        let key = ExactString(path)
+        if let known = targets.withLock({ $0[key] }) { return known }
         let asset: AssetID
         do {
             asset = try StreamRoute.assetID(fromPath: path)
@@ -33,7 +34,7 @@ final class RouteMemo: Sendable {
         let target = StreamTarget(asset: asset, upstream: upstream)
         targets.withLock { targets in
             if targets.count >= Self.capacity { targets.removeAll(keepingCapacity: true) }
-            targets[path] = target
+            targets[key] = target
         }
         return target
     }

@@ -13,11 +13,13 @@ extension ContentInfo {
 }
 
 extension CurlResponseHead {
-    /// `Content-Length` as a non-negative number, nil when absent or malformed.
-    var contentLength: Int64? {
-        guard let text = value("content-length"), let length = Int64(text.trimmingCharacters(in: .whitespaces)),
-            length >= 0
-        else { return nil }
+    /// `Content-Length` as a byte count; nil when absent. A value that is not `1*DIGIT` or is above
+    /// ``ByteCount/maximum`` is refused: lengths are added to and divided into chunks, and must not overflow.
+    func contentLength() throws(UpstreamError) -> Int64? {
+        guard let text = value("content-length") else { return nil }
+        guard let length = text.trimmingHTTPWhitespace().byteCountValue else {
+            throw .protocolViolation("unusable Content-Length")
+        }
         return length
     }
 }

@@ -16,9 +16,13 @@ struct DirectoryFile {
     /// Opens `path` under `root` (an absolute path without symlinks).
     static func open(root: String, path: AssetPath) throws(UpstreamError) -> DirectoryFile {
         let candidate = ([root] + path.segments).joined(separator: "/")
-        guard let resolved = realPath(candidate), isInside(resolved, root: root) else { throw .notFound }
+        guard let resolved = resolvedBytes(candidate), isInside(resolved, root: root) else { throw .notFound }
         // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below as not regular.
-        let descriptor = Foundation.open(resolved, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        let descriptor = (resolved + [0]).withUnsafeBufferPointer { path in
+            path.withMemoryRebound(to: CChar.self) {
+                Foundation.open($0.baseAddress!, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+            }
+        }
         guard descriptor >= 0 else { throw .notFound }
         var status = stat()
         guard let opened = openedPath(descriptor), isInside(opened, root: root), fstat(descriptor, &status) == 0 else {
@@ -59,14 +63,26 @@ struct DirectoryFile {
         return String(cString: resolved)
     }
 
-    private static func isInside(_ path: String, root: String) -> Bool {
-        path.hasPrefix(root.hasSuffix("/") ? root : root + "/")
+    /// `realpath(3)` of `path` as raw bytes (a name on disk need not be UTF-8), nil when it does not resolve.
+    private static func resolvedBytes(_ path: String) -> [UInt8]? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return Array(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
     }
 
-    private static func openedPath(_ descriptor: Int32) -> String? {
+    /// Compared as bytes, as the kernel names files: a `String` comparison would take a sibling whose name differs
+    /// from the root's only in Unicode normalization (`café` spelled with U+0301) for the root itself.
+    private static func isInside(_ path: [UInt8], root: String) -> Bool {
+        var prefix = Array(root.utf8)
+        if prefix.last != UInt8(ascii: "/") { prefix.append(UInt8(ascii: "/")) }
+        return path.starts(with: prefix)
+    }
+
+    /// The path the kernel reports for an open descriptor, as raw bytes (it need not be UTF-8).
+    private static func openedPath(_ descriptor: Int32) -> [UInt8]? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink("/proc/self/fd/\(descriptor)", &buffer, Int(PATH_MAX))
         guard count > 0 else { return nil }
-        return String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return buffer[..<count].map { UInt8(bitPattern: $0) }
     }
 }

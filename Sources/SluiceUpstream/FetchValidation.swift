@@ -24,6 +24,8 @@ struct FetchValidation: Sendable {
     }
 
     private func partial(_ head: CurlResponseHead) -> Result<FetchStart, UpstreamError> {
+        let contentLength: Int64?
+        do throws(UpstreamError) { contentLength = try head.contentLength() } catch { return .failure(error) }
         guard let requested else { return .failure(.protocolViolation("206 to a request without Range")) }
         guard case .partial(let sent, let total?)? = head.value("content-range").flatMap(ContentRange.parse) else {
             return .failure(.protocolViolation("206 without a usable Content-Range"))
@@ -31,14 +33,16 @@ struct FetchValidation: Sendable {
         guard sent.first == requested.first, sent.last == min(requested.last, total - 1) else {
             return .failure(.protocolViolation("Content-Range \(sent) does not answer \(requested)"))
         }
-        if let length = head.contentLength, length != sent.count {
+        if let length = contentLength, length != sent.count {
             return .failure(.protocolViolation("Content-Length \(length) disagrees with Content-Range \(sent)"))
         }
         return .success(FetchStart(info: ContentInfo(length: total, head: head), delivered: sent))
     }
 
     private func whole(_ head: CurlResponseHead) -> Result<FetchStart, UpstreamError> {
-        guard let length = head.contentLength else { return .failure(.protocolViolation("200 without Content-Length")) }
+        let contentLength: Int64?
+        do throws(UpstreamError) { contentLength = try head.contentLength() } catch { return .failure(error) }
+        guard let length = contentLength else { return .failure(.protocolViolation("200 without Content-Length")) }
         let info = ContentInfo(length: length, head: head)
         // A 200 to If-Range means the validator failed (RFC 9110 §13.1.5) unless the upstream ignores Range altogether,
         // which it shows by still carrying the validator we sent.

@@ -74,7 +74,7 @@ struct HTTPOrigin: Sendable {
         let head = try await perform(request("HEAD", path), bodyLimit: 0).head
         switch head.status {
         case 200..<300:
-            if let length = head.contentLength { return ContentInfo(length: length, head: head) }
+            if let length = try head.contentLength() { return ContentInfo(length: length, head: head) }
         case 405, 501:
             break
         default:
@@ -90,7 +90,7 @@ struct HTTPOrigin: Sendable {
         case (206, .partial(_, let total?)?):
             return ContentInfo(length: total, head: head)
         case (200, _):
-            guard let length = head.contentLength else { throw .protocolViolation("200 without Content-Length") }
+            guard let length = try head.contentLength() else { throw .protocolViolation("200 without Content-Length") }
             return ContentInfo(length: length, head: head)
         case (416, .unsatisfied(let total)?):
             return ContentInfo(length: total, head: head)

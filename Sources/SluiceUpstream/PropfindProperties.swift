@@ -13,6 +13,9 @@ struct PropfindProperties: Equatable, Sendable {
     var isCollection = false
     /// `getcontentlength`.
     var length: Int64?
+    /// A `getcontentlength` that is not a byte count (negative, fractional, above ``ByteCount/maximum``): the object
+    /// cannot be served, rather than served at a length the server did not mean.
+    var hasUnusableLength = false
     /// `getcontenttype`.
     var contentType: String?
     /// `getetag`, as sent.
@@ -65,7 +68,9 @@ private final class PropfindCollector: NSObject, XMLParserDelegate {
         guard namespaceURI == "DAV:", responses == 1, inPropstat else { return }
         let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
         switch elementName {
-        case "getcontentlength": pending.length = Int64(value)
+        case "getcontentlength":
+            pending.length = Substring(value).byteCountValue
+            pending.hasUnusableLength = !value.isEmpty && pending.length == nil
         case "getcontenttype": pending.contentType = value.isEmpty ? nil : value
         case "getetag": pending.etag = value.isEmpty ? nil : value
         case "getlastmodified":
@@ -85,6 +90,7 @@ private final class PropfindCollector: NSObject, XMLParserDelegate {
         var merged = result ?? PropfindProperties()
         merged.isCollection = merged.isCollection || found.isCollection
         merged.length = merged.length ?? found.length
+        merged.hasUnusableLength = merged.hasUnusableLength || found.hasUnusableLength
         merged.contentType = merged.contentType ?? found.contentType
         merged.etag = merged.etag ?? found.etag
         merged.lastModified = merged.lastModified ?? found.lastModified

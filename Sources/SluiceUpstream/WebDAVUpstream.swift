@@ -32,6 +32,7 @@ struct WebDAVUpstream: Upstream {
         case 207:
             if let properties = PropfindProperties.parse(response.body) {
                 if properties.isCollection { throw .notAFile }
+                if properties.hasUnusableLength { throw .protocolViolation("unusable getcontentlength") }
                 if let length = properties.length {
                     return ContentInfo(
                         length: length, contentType: properties.contentType, etag: properties.etag,

@@ -19,6 +19,10 @@ If-Modified-Since. The first path segment may select a fault, so one origin serv
     /redirect/PORT/<path>          302 to http://127.0.0.1:PORT/<path> (query kept), with a short body
     /redirect-bare/PORT/<path>     the same 302 with an empty body
     /wrong-range/<path>            206 whose Content-Range does not match the requested range
+    /length/N/<path>               claims the file is N bytes (N digits, maybe after a minus sign):
+                                   Content-Length N on HEAD and 200 (whose real body follows, then the
+                                   connection closes), complete length N in a 206's Content-Range, and
+                                   PROPFIND answered 207 with getcontentlength N
     /no-head/<path>                HEAD answers 405 (Allow: GET); GET is normal
     /head-without-length/<path>    HEAD answers 200 with the validators but no Content-Length; GET is normal
     /echo-headers[/...]            the request headers as a JSON object (name as sent -> value)
@@ -252,11 +256,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.simple(404, "unknown control path\n")
         if self.credentials is not None and self.headers.get("Authorization") != self.credentials:
             return self.simple(401, "authentication required\n", {"WWW-Authenticate": 'Basic realm="fault-origin"'})
-        if self.command not in ("GET", "HEAD"):
-            return self.simple(405, "method not allowed\n", {"Allow": "GET, HEAD"})
         segments = path.split("/")
         fault = segments[1] if len(segments) > 1 else ""
         rest = "/".join(segments[2:])
+        claimed = segments[2] if fault == "length" and len(segments) > 2 and segments[2].lstrip("-").isdigit() else None
+        if claimed and self.command == "PROPFIND":
+            return self.propfind_length(claimed)
+        if self.command not in ("GET", "HEAD"):
+            return self.simple(405, "method not allowed\n", {"Allow": "GET, HEAD"})
         if fault == "echo-headers":
             return self.echo_headers()
         if fault == "status" and len(segments) > 2 and segments[2].isdigit():
@@ -266,6 +273,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.serve_file("/".join(segments[3:]), mode="normal")
         if fault in ("redirect", "redirect-bare") and len(segments) > 2 and segments[2].isdigit():
             return self.redirect(int(segments[2]), "/".join(segments[3:]), bare=fault == "redirect-bare")
+        if claimed:
+            return self.serve_file("/".join(segments[3:]), mode="length", claimed=claimed)
         if fault == "stall":
             self.close_connection = True
             return self.hold_until_client_goes()
@@ -304,6 +313,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def echo_headers(self):
         self.simple(200, json.dumps(joined_fields(self.headers)), content_type="application/json")
 
+    def propfind_length(self, claimed):
+        """A 207 for one file (RFC 4918 §9.1) whose getcontentlength is `claimed`, as written."""
+        body = (
+            '<?xml version="1.0" encoding="utf-8"?><D:multistatus xmlns:D="DAV:"><D:response>'
+            "<D:href>%s</D:href><D:propstat><D:prop><D:getcontentlength>%s</D:getcontentlength>"
+            "<D:resourcetype/></D:prop><D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>"
+            "</D:multistatus>" % (self.url_path(), claimed)
+        )
+        self.simple(207, body, content_type="application/xml; charset=utf-8")
+
     def redirect(self, port, rest, bare):
         query = urllib.parse.urlsplit(self.path).query
         location = "http://127.0.0.1:%d/%s%s" % (port, rest, "?" + query if query else "")
@@ -341,7 +360,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return None
         return full if os.path.isfile(full) else None
 
-    def serve_file(self, rel, mode):
+    def serve_file(self, rel, mode, claimed=None):
         full = self.resolve(rel)
         if full is None:
             return self.simple(404, "not found\n")
@@ -384,7 +403,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 total = size
                 if mode == "wrong-range":
                     first, last, total = self.mismatched(first, last, size)
-                content_range = "bytes %d-%d/%d" % (first, last, total)
+                content_range = "bytes %d-%d/%s" % (first, last, claimed or total)
 
             length = last - first + 1 if size > 0 else 0
             self.begin_response(status)
@@ -393,8 +412,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             if content_range:
                 self.send_header("Content-Range", content_range)
             self.send_header("Content-Type", mimetypes.guess_type(full)[0] or "application/octet-stream")
-            self.send_header("Content-Length", str(length))
-            if mode in ("short", "stall-body"):
+            self.send_header("Content-Length", claimed if claimed and status == 200 else str(length))
+            if mode in ("short", "stall-body", "length"):
                 self.send_header("Connection", "close")
                 self.close_connection = True
             self.end_headers()

@@ -151,6 +151,22 @@ class FaultOriginTests(unittest.TestCase):
         status, headers, body = self.origin.request("/wrong-range/data.bin", {"Range": "bytes=100-199"})
         self.assertEqual((status, headers["Content-Range"], body), (206, "bytes 101-200/%d" % SIZE, self.data[101:201]))
 
+    def test_length_claims_any_number(self):
+        huge = "9223372036854775807"
+        status, headers, body = self.origin.request("/length/%s/data.bin" % huge, method="HEAD")
+        self.assertEqual((status, headers["Content-Length"], body), (200, huge, b""))
+        status, headers, body = self.origin.request("/length/%s/data.bin" % huge, {"Range": "bytes=0-9"})
+        self.assertEqual((status, headers["Content-Range"], body), (206, "bytes 0-9/" + huge, self.data[:10]))
+        with socket.create_connection(("127.0.0.1", self.origin.port)) as s:
+            s.sendall(b"GET /length/99999999999999999999/data.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+            received = read_until_closed(s)
+        head, _, body = received.partition(b"\r\n\r\n")
+        self.assertIn(b"Content-Length: 99999999999999999999", head)
+        self.assertEqual(body, self.data)
+        status, _, body = self.origin.request("/length/-5/data.bin", method="PROPFIND")
+        self.assertEqual(status, 207)
+        self.assertIn(b"<D:getcontentlength>-5</D:getcontentlength>", body)
+
     def test_short_body_closes_early(self):
         with socket.create_connection(("127.0.0.1", self.origin.port)) as s:
             s.sendall(b"GET /short/data.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=0-999\r\n\r\n")

@@ -36,6 +36,27 @@ struct ConfigValidationTests {
         (minimalConfig(#""server": {"idleTimeout": "0s"}"#), ["server.idleTimeout: must be longer than zero"]),
         (minimalConfig(#""server": {"idleTimeout": 30}"#), [#"server.idleTimeout: expected a duration like "30s""#]),
         (
+            minimalConfig(#""server": {"idleTimeout": "9223372036854775807s"}"#),
+            [#"server.idleTimeout: expected a duration like "30s": "9223372036854775807s" is too large"#]
+        ),
+        (
+            minimalConfig(#""cache": {"maxSize": 9223372036854775807}"#),
+            ["cache.maxSize: expected a size from 0 to 9007199254740991 bytes"]
+        ),
+        // A name given twice in one object: JSON parsers keep the last one silently.
+        (
+            minimalConfig(#""server": {"listen": "127.0.0.1:1", "listen": "127.0.0.1:2"}"#),
+            ["server.listen: is given more than once (only one may be)"]
+        ),
+        (
+            #"{"upstreams": {"a": {"kind": "http", "baseURL": "https://x/"}, "a": {"kind": "http", "baseURL": "https://y/"}}}"#,
+            ["upstreams.a: is given more than once (only one may be)"]
+        ),
+        (
+            minimalConfig(#""server": {"listen": "127.0.0.1:1", "li\u0073ten": "127.0.0.1:2"}"#),
+            ["server.listen: is given more than once (only one may be)"]
+        ),
+        (
             minimalConfig(#""server": {"shutdownGrace": "5 weeks"}"#),
             [#"server.shutdownGrace: expected a duration like "30s": "5 weeks" has an unknown unit "weeks""#]
         ),
@@ -167,6 +188,10 @@ struct ConfigValidationTests {
         (
             #"{"upstreams": {"h": {"kind": "http", "baseURL": "https://x/", "timeouts": {"lowSpeedBytesPerSecond": -1}}}}"#,
             ["upstreams.h.timeouts.lowSpeedBytesPerSecond: expected a whole number from 0 to 2147483647"]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "http", "baseURL": "https://x/", "timeouts": {"firstByte": "9223372036854775807s"}}}}"#,
+            [#"upstreams.h.timeouts.firstByte: expected a duration like "30s": "9223372036854775807s" is too large"#]
         ),
         // Auth.
         (

@@ -37,6 +37,8 @@ struct ContentRangeTests {
         "", "bytes", "bytes 0-499", "bytes 0-499/", "bytes 499-0/1234", "bytes 0-1234/1234", "bytes 0-1300/1234",
         "bytes */*", "bytes -5/10", "bytes 5-/10", "bytes 0-4/abc", "items 0-4/10", "bytes=0-4/10", "bytes  0-4/10",
         "bytes 0-4 /10", "bytes 0-9223372036854775808/*", "bytes */-1", "bytes 1-2/3/4",
+        // Above ByteCount.maximum.
+        "bytes 0-1/9007199254740992", "bytes */9223372036854775807", "bytes 9007199254740992-9007199254740993/*",
     ])
     func rejectsInvalidValues(text: String) {
         #expect(ContentRange.parse(text) == nil)

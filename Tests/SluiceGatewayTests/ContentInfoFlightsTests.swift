@@ -56,12 +56,13 @@ struct ContentInfoFlightsTests {
     }
 
     @Test("concurrent callers share one upstream call")
-    func sharing() async {
+    func sharing() async throws {
+        let asset = try AssetID(parsing: "web://a")
         let flights = ContentInfoFlights()
         let origin = HeldOrigin()
-        async let first = flights.run("a") { await origin.fetch() }
+        async let first = flights.run(asset) { await origin.fetch() }
         #expect(await origin.awaitCalls(1))
-        async let second = flights.run("a") { await origin.fetch() }
+        async let second = flights.run(asset) { await origin.fetch() }
         #expect(await HeldOrigin.until { await flights.waiting == 1 })
         origin.release(1)
         #expect(await Self.length(first) == 1)
@@ -70,20 +71,21 @@ struct ContentInfoFlightsTests {
     }
 
     @Test("a caller that saw the object change lets a call started before end, then asks again")
-    func refreshAfterChange() async {
+    func refreshAfterChange() async throws {
+        let asset = try AssetID(parsing: "web://a")
         let flights = ContentInfoFlights()
         let origin = HeldOrigin()
-        async let early = flights.run("a") { await origin.fetch() }
+        async let early = flights.run(asset) { await origin.fetch() }
         #expect(await origin.awaitCalls(1))
         let changeSeen = ContinuousClock.now
-        async let refreshed = flights.run("a", startedAfter: changeSeen) { await origin.fetch() }
+        async let refreshed = flights.run(asset, startedAfter: changeSeen) { await origin.fetch() }
         #expect(await HeldOrigin.until { await flights.waiting == 1 })
         // Calls never overlap: their answers are recorded in the order they were asked for.
         #expect(origin.calls == 1, "a second call started while the first was running")
         origin.release(1)
         #expect(await origin.awaitCalls(2), "the caller that saw the change asks again")
         // A second caller that saw the same change joins the call started after it.
-        async let joined = flights.run("a", startedAfter: changeSeen) { await origin.fetch() }
+        async let joined = flights.run(asset, startedAfter: changeSeen) { await origin.fetch() }
         #expect(await HeldOrigin.until { await flights.waiting == 1 })
         origin.release(2)
         #expect(await Self.length(early) == 1)
@@ -92,6 +94,24 @@ struct ContentInfoFlightsTests {
         #expect(origin.calls == 2)
         // Every call has ended: the next caller starts a new one.
         origin.release(3)
-        #expect(await Self.length(flights.run("a") { await origin.fetch() }) == 3)
+        #expect(await Self.length(flights.run(asset) { await origin.fetch() }) == 3)
+    }
+
+    @Test("assets whose names differ only in Unicode normalization do not share a call")
+    func normalizationTwins() async throws {
+        let composed = try AssetID(parsing: "web://x\u{E9}.bin")
+        let decomposed = try AssetID(parsing: "web://xe\u{301}.bin")
+        #expect(composed.description == decomposed.description, "Swift's String equality joins the twins")
+        #expect(composed != decomposed)
+        let flights = ContentInfoFlights()
+        let origin = HeldOrigin()
+        async let first = flights.run(composed) { await origin.fetch() }
+        #expect(await origin.awaitCalls(1))
+        async let second = flights.run(decomposed) { await origin.fetch() }
+        #expect(await origin.awaitCalls(2), "the second asset waited for the first one's answer")
+        origin.release(1)
+        origin.release(2)
+        #expect(await Self.length(first) == 1)
+        #expect(await Self.length(second) == 2)
     }
 }

@@ -61,9 +61,21 @@ import Testing
             </d:prop><d:status>HTTP/1.1 403 Forbidden</d:status></d:propstat></d:response></d:multistatus>
             """, nil
         ),
+        ("negative length", lengthOnly("-5"), PropfindProperties(hasUnusableLength: true)),
+        ("fractional length", lengthOnly("5.0"), PropfindProperties(hasUnusableLength: true)),
+        ("length beyond byte counts", lengthOnly("9223372036854775807"), PropfindProperties(hasUnusableLength: true)),
+        ("empty length", lengthOnly(""), PropfindProperties()),
         ("malformed", "<d:multistatus xmlns:d=\"DAV:\"><d:response>", nil),
         ("html error page", "<html><body>Not WebDAV</body></html>", nil),
     ]
+
+    /// A 2xx propstat holding only `getcontentlength` with `text`.
+    static func lengthOnly(_ text: String) -> String {
+        """
+        <d:multistatus xmlns:d="DAV:"><d:response><d:propstat><d:prop><d:getcontentlength>\(text)</d:getcontentlength>
+        </d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response></d:multistatus>
+        """
+    }
 
     @Test func parsesServerDialects() {
         for item in Self.cases {
