@@ -24,21 +24,27 @@ final class CachedBody: HTTPBodySource {
     private let range: ByteRange
     private let store: ChunkStore
     private let coordinator: FillCoordinator
-    private let metrics: GatewayMetrics
+    /// Where the bytes sent are counted; nil when they go to no client (a prefetch).
+    private let traffic: UpstreamTraffic?
+    /// Chunk indices not in the store when the response began: bytes sent from them count as fetched for it,
+    /// the others as from the cache, wherever a read finds them.
+    private let missingAtStart: [ClosedRange<Int64>]
     private let lease: CacheLease
     private let chunkSize: Int64
     private let state = Mutex(State())
 
-    /// Creates a reader of `range` for `context`'s asset; it holds a lease on the asset until closed.
+    /// Creates a reader of `range` for `context`'s asset; it holds a lease on the asset until closed. Bytes it
+    /// delivers are counted in `traffic`, by whether their chunk was among `missingAtStart`.
     init(
         context: ReaderContext, range: ByteRange, store: ChunkStore, coordinator: FillCoordinator,
-        metrics: GatewayMetrics
+        traffic: UpstreamTraffic?, missingAtStart: [ClosedRange<Int64>]
     ) {
         self.context = context
         self.range = range
         self.store = store
         self.coordinator = coordinator
-        self.metrics = metrics
+        self.traffic = traffic
+        self.missingAtStart = missingAtStart
         self.lease = store.lease(context.asset.description)
         self.chunkSize = store.options.chunkSize
     }
@@ -47,6 +53,17 @@ final class CachedBody: HTTPBodySource {
 
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> HTTPBodyRead {
         let p = range.first + offset
+        let read = readBytes(at: p, into: buffer)
+        if case .bytes(let n) = read, let traffic {
+            // One read never spans two chunks: a fill copies from one chunk's memory, the store up to a chunk's end.
+            let chunk = p / chunkSize
+            let fetched = missingAtStart.contains { $0.contains(chunk) }
+            traffic.send(fromCache: fetched ? 0 : Int64(n), fromUpstream: fetched ? Int64(n) : 0)
+        }
+        return read
+    }
+
+    private func readBytes(at p: Int64, into buffer: UnsafeMutableRawBufferPointer) -> HTTPBodyRead {
         let out = UnsafeMutableRawBufferPointer(rebasing: buffer[..<Int(min(Int64(buffer.count), range.end - p))])
         var step = coordinator.read(id, context, at: p, into: out)
         var storeLooks = 0
@@ -63,7 +80,6 @@ final class CachedBody: HTTPBodySource {
                 storeLooks += 1
                 switch readStore(at: p, into: out) {
                 case .success(let n):
-                    metrics.add(bytesFromCache: Int64(n))
                     return .bytes(n)
                 case .failure(.notCached), .failure(.corrupt):
                     // A chunk can move from a fill to the store, or be evicted, between two looks; a few settle it.
@@ -140,7 +156,8 @@ extension CachedBody {
     /// returns why it is not.
     func prime() async -> ServeFailure? {
         var scratch: [UInt8] = [0]
-        let step = scratch.withUnsafeMutableBytes { read(at: 0, into: $0) }
+        // Not counted as sent: the body reads the byte again.
+        let step = scratch.withUnsafeMutableBytes { readBytes(at: range.first, into: $0) }
         guard step == .pending else {
             return step == .failed ? failure ?? .upstream(.cancelled) : nil
         }

@@ -77,10 +77,16 @@ struct CachedServing: AssetServing {
             let body = Self.body(of: region)
         else { return nil }
         // Every byte is on disk in plaintext: the kernel sends it from the page cache; the lease keeps it in place.
-        metrics.add(bytesFromCache: range.count)
-        // The closure captures the lease alone, which then serves as its context (no allocation per response).
+        // A body that is not sent to the end counts as no byte sent, as in the exchange's `bytesSent`.
         let lease = region.lease
-        return ServedBody(body: body, cacheStatus: .hit, upstreamFirstByte: nil, onComplete: { _ in lease.release() })
+        let traffic = target.traffic
+        let count = range.count
+        return ServedBody(
+            body: body, cacheStatus: .hit, upstreamFirstByte: nil,
+            onComplete: { completed in
+                lease.release()
+                if completed { traffic.send(fromCache: count, fromUpstream: 0) }
+            })
     }
 
     func body(of target: StreamTarget, info: ContentInfo, range: ByteRange) async throws(ServeFailure) -> ServedBody {
@@ -92,7 +98,9 @@ struct CachedServing: AssetServing {
         let missing =
             (try? store.missingChunks(in: wanted, of: context.asset.description, validator: info.validator)) ?? [wanted]
         let status: CacheStatus = missing.isEmpty ? .hit : missing == [wanted] ? .miss : .partial
-        let body = CachedBody(context: context, range: range, store: store, coordinator: coordinator, metrics: metrics)
+        let body = CachedBody(
+            context: context, range: range, store: store, coordinator: coordinator, traffic: target.traffic,
+            missingAtStart: missing)
         guard status != .hit else {
             return ServedBody(
                 body: .stream(length: range.count, source: body), cacheStatus: .hit, upstreamFirstByte: nil)

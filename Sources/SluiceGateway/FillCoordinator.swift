@@ -210,7 +210,8 @@ final class FillCoordinator: Sendable {
             fill.skip -= Int64(dropped)
             slice = UnsafeRawBufferPointer(rebasing: slice[dropped...])
             slice = UnsafeRawBufferPointer(rebasing: slice[..<Int(min(Int64(slice.count), fill.end - fill.position))])
-            metrics.add(bytesFromUpstream: Int64(slice.count), upstream: fill.asset.upstream)
+            metrics.add(
+                fetched: fill.split(at: fill.position, count: Int64(slice.count)), upstream: fill.asset.upstream)
             while !slice.isEmpty {
                 let chunkBytes = Int(min(settings.chunkSize, fill.info.length - fill.bufferStart))
                 if fill.buffer.capacity < chunkBytes { fill.buffer.reserveCapacity(chunkBytes) }
@@ -287,6 +288,7 @@ final class FillCoordinator: Sendable {
     ) -> FillReadStep {
         var fill = state.fills[id]!
         defer { state.fills[id] = fill }
+        fill.want(context, chunkSize: settings.chunkSize)
         if p < fill.position {
             let n = fill.copy(at: p, into: out)
             fill.interest[reader] = p + Int64(n)
@@ -347,9 +349,12 @@ final class FillCoordinator: Sendable {
         end = max(min(end, length), min(start + settings.chunkSize, length))
         state.nextID += 1
         let id = state.nextID
-        state.fills[id] = FillState(
+        var fill = FillState(
             id: id, asset: context.asset, info: context.info, upstream: context.upstream,
             start: start, end: end, bufferStart: start)
+        // A follow-on fill started for readahead may still hold bytes its reader asked for.
+        fill.want(context, chunkSize: settings.chunkSize)
+        state.fills[id] = fill
         return id
     }
 

@@ -48,6 +48,10 @@ struct FillState {
     var fetch: (any FetchHandle)?
     /// Whether a follow-on fill was already started from `end` for readahead.
     var successorStarted = false
+    /// One past the furthest byte a client reader of this fill asked for, and a prefetch: what the fill fetches
+    /// beyond both is readahead.
+    var readerEnd: Int64 = 0
+    var prefetchEnd: Int64 = 0
 
     /// Whether a stopped fill can go: nothing left in memory, or no reader left and no write under way (a reader
     /// arriving while a run is written reads it from memory: the store does not have it yet).
@@ -65,6 +69,25 @@ struct FillState {
     /// Whether a chunk kept in memory holds offset `p` (`recent` may have gaps where chunks were written).
     func holds(_ p: Int64) -> Bool {
         p >= bufferStart && p < position || recent.contains { p >= $0.key && p < $0.key + Int64($0.value.count) }
+    }
+
+    /// Notes how far `context`'s reader wants bytes, for ``split(at:count:)``: to the end of the chunk holding its
+    /// last byte, since the store keeps whole chunks.
+    mutating func want(_ context: ReaderContext, chunkSize: Int64) {
+        let end = min((context.rangeEnd + chunkSize - 1) / chunkSize * chunkSize, info.length)
+        switch context.reason {
+        case .reader: readerEnd = max(readerEnd, end)
+        case .prefetch: prefetchEnd = max(prefetchEnd, end)
+        case .readahead: break
+        }
+    }
+
+    /// The `count` bytes received at `p`, split by why they were fetched: for a client reader below the furthest
+    /// byte one asked for, else for a prefetch below its end, else ahead of both.
+    func split(at p: Int64, count: Int64) -> FetchSplit {
+        let reader = max(0, min(p + count, readerEnd) - p)
+        let prefetch = max(0, min(p + count, prefetchEnd) - p - reader)
+        return FetchSplit(reader: reader, readahead: count - reader - prefetch, prefetch: prefetch)
     }
 
     /// Copies bytes at `p` (which must be below `position`) into `buffer`; returns the count.

@@ -33,13 +33,14 @@ public final class Gateway: Sendable {
     private let server: HTTPServer
     private let adminServer: HTTPServer?
     private let store: ChunkStore
-    private let metrics = GatewayMetrics()
+    private let metrics: GatewayMetrics
     private let ready = ReadinessFlag()
 
     /// Builds every part from a validated configuration; nothing listens until ``start()``.
     public init(config: SluiceConfig, logger: Logger) throws(GatewayError) {
         self.config = config
         self.logger = logger
+        metrics = GatewayMetrics(upstreams: Array(config.upstreams.keys))
         do {
             client = try CurlClient()
         } catch {

@@ -7,10 +7,10 @@ final class GatewayMetrics: Sendable {
     struct Snapshot: Sendable {
         /// Responses by status code and cache outcome (`HIT`, `MISS`, `PARTIAL`, or `-` for non-stream answers).
         let responses: [ResponseKey: Int]
-        /// Body bytes sent to clients from the cache.
-        let bytesFromCache: Int64
-        /// Bytes received from each upstream.
-        let bytesFromUpstream: [String: Int64]
+        /// Bytes sent and responses by outcome, per upstream.
+        let traffic: [String: UpstreamTraffic.Snapshot]
+        /// Bytes received from each upstream, by why they were fetched.
+        let fetched: [String: [FetchReason: Int64]]
         /// Time to first upstream byte, per upstream.
         let firstByte: [String: Histogram]
         /// Failed upstream requests per upstream and error kind.
@@ -22,8 +22,14 @@ final class GatewayMetrics: Sendable {
         var misses: Int { responses(with: .miss) }
         /// Stream responses with some bytes from cache.
         var partialHits: Int { responses(with: .partial) }
-        /// Total bytes received from all upstreams.
-        var totalBytesFromUpstream: Int64 { bytesFromUpstream.values.reduce(0, +) }
+        /// What every upstream's responses sent, together.
+        var totalTraffic: UpstreamTraffic.Snapshot { traffic.values.reduce(UpstreamTraffic.Snapshot(), +) }
+        /// Bytes received from `upstream`, all reasons together.
+        func bytesFetched(from upstream: String) -> Int64 { fetched[upstream]?.values.reduce(0, +) ?? 0 }
+        /// Bytes received from all upstreams, by reason.
+        var totalFetchedByReason: [FetchReason: Int64] {
+            fetched.values.reduce(into: [:]) { total, reasons in total.merge(reasons, uniquingKeysWith: +) }
+        }
 
         private func responses(with outcome: CacheStatus) -> Int {
             responses.reduce(0) { $0 + ($1.key.cache == outcome.rawValue ? $1.value : 0) }
@@ -56,24 +62,44 @@ final class GatewayMetrics: Sendable {
         }
     }
 
-    /// What upstream traffic changes, under a lock (once per fetch, not per response).
+    /// What upstream traffic changes, under a lock (once per received piece or fetch, not per response).
     private struct UpstreamCounters {
-        var bytes: [String: Int64] = [:]
+        var fetched: [String: [FetchReason: Int64]] = [:]
         var firstByte: [String: Histogram] = [:]
         var errors: [String: [String: Int]] = [:]
+        /// Traffic of upstreams that were not configured when the metrics were made (tests, removed upstreams).
+        var otherTraffic: [String: UpstreamTraffic] = [:]
     }
 
     private let upstreamCounters = Mutex(UpstreamCounters())
-    /// Response counts and cache bytes, without a lock: they change on every response.
+    /// Response counts, without a lock: they change on every response.
     private let tally = ResponseTally()
-    private let cacheBytes = Atomic<Int64>(0)
+    /// Per-upstream response traffic of the configured upstreams, looked up without a lock.
+    private let configuredTraffic: [String: UpstreamTraffic]
+
+    /// Metrics for the upstreams named in `upstreams` (others are counted too, through a lock).
+    init(upstreams: [String] = []) {
+        configuredTraffic = Dictionary(uniqueKeysWithValues: upstreams.map { ($0, UpstreamTraffic()) })
+    }
 
     /// A copy of every counter.
     var snapshot: Snapshot {
         let counters = upstreamCounters.withLock { $0 }
+        let traffic = configuredTraffic.merging(counters.otherTraffic) { configured, _ in configured }
         return Snapshot(
-            responses: tally.counted, bytesFromCache: cacheBytes.load(ordering: .relaxed),
-            bytesFromUpstream: counters.bytes, firstByte: counters.firstByte, upstreamErrors: counters.errors)
+            responses: tally.counted, traffic: traffic.mapValues(\.snapshot), fetched: counters.fetched,
+            firstByte: counters.firstByte, upstreamErrors: counters.errors)
+    }
+
+    /// The response traffic counters of `upstream` (resolved once per stream target, not per response).
+    func traffic(of upstream: String) -> UpstreamTraffic {
+        if let configured = configuredTraffic[upstream] { return configured }
+        return upstreamCounters.withLock { counters in
+            if let known = counters.otherTraffic[upstream] { return known }
+            let traffic = UpstreamTraffic()
+            counters.otherTraffic[upstream] = traffic
+            return traffic
+        }
     }
 
     /// Counts one finished response.
@@ -81,14 +107,14 @@ final class GatewayMetrics: Sendable {
         tally.record(status: status, cache: cache)
     }
 
-    /// Counts body bytes served from the cache.
-    func add(bytesFromCache count: Int64) {
-        cacheBytes.wrappingAdd(count, ordering: .relaxed)
-    }
-
-    /// Counts bytes received from `upstream`.
-    func add(bytesFromUpstream count: Int64, upstream: String) {
-        upstreamCounters.withLock { $0.bytes[upstream, default: 0] += count }
+    /// Counts bytes received from `upstream`, split by why they were fetched.
+    func add(fetched split: FetchSplit, upstream: String) {
+        guard split.total > 0 else { return }
+        upstreamCounters.withLock { counters in
+            for (reason, count) in split.parts where count > 0 {
+                counters.fetched[upstream, default: [:]][reason, default: 0] += count
+            }
+        }
     }
 
     /// Records an upstream's time to first byte.
@@ -100,4 +126,16 @@ final class GatewayMetrics: Sendable {
     func recordUpstreamError(_ error: UpstreamError, upstream: String) {
         upstreamCounters.withLock { $0.errors[upstream, default: [:]][error.kind, default: 0] += 1 }
     }
+}
+
+/// Received bytes split by ``FetchReason``.
+struct FetchSplit: Equatable, Sendable {
+    var reader: Int64 = 0
+    var readahead: Int64 = 0
+    var prefetch: Int64 = 0
+
+    /// Every part with its reason.
+    var parts: [(FetchReason, Int64)] { [(.reader, reader), (.readahead, readahead), (.prefetch, prefetch)] }
+    /// All the bytes.
+    var total: Int64 { reader + readahead + prefetch }
 }

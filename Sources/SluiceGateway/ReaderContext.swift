@@ -12,13 +12,16 @@ struct ReaderContext: Sendable {
     let upstream: any Upstream
     /// One past the last byte of the reader's range.
     let rangeEnd: Int64
+    /// Whom the bytes are for: a client (``FetchReason/reader``) or a prefetch.
+    let reason: FetchReason
 
     /// Creates a context for a reader of `range` of `asset`.
-    init(asset: AssetID, info: ContentInfo, upstream: any Upstream, range: ByteRange) {
+    init(asset: AssetID, info: ContentInfo, upstream: any Upstream, range: ByteRange, reason: FetchReason = .reader) {
         self.asset = asset
         self.info = info
         self.upstream = upstream
         self.rangeEnd = range.end
+        self.reason = reason
     }
 }
 

@@ -10,11 +10,13 @@ final class RouteMemo: Sendable {
     static let capacity = 1024
 
     private let upstreams: [String: any Upstream]
+    private let metrics: GatewayMetrics
     private let targets = Mutex<[ExactString: StreamTarget]>([:])
 
-    /// A memo resolving paths to `upstreams` (by name).
-    init(upstreams: [String: any Upstream]) {
+    /// A memo resolving paths to `upstreams` (by name), whose targets count their traffic in `metrics`.
+    init(upstreams: [String: any Upstream], metrics: GatewayMetrics) {
         self.upstreams = upstreams
+        self.metrics = metrics
     }
 
     /// The target of a stream path. Throws the problem to answer: 400 for an invalid path, 404 for an upstream
@@ -31,7 +33,7 @@ final class RouteMemo: Sendable {
         guard let upstream = upstreams[asset.upstream] else {
             throw .notFound("no upstream named \"\(asset.upstream)\"")
         }
-        let target = StreamTarget(asset: asset, upstream: upstream)
+        let target = StreamTarget(asset: asset, upstream: upstream, traffic: metrics.traffic(of: asset.upstream))
         targets.withLock { targets in
             if targets.count >= Self.capacity { targets.removeAll(keepingCapacity: true) }
             targets[key] = target

@@ -18,7 +18,7 @@ final class StreamHandler: Sendable {
     init(upstreams: [String: any Upstream], serving: any AssetServing, metrics: GatewayMetrics) {
         self.serving = serving
         self.metrics = metrics
-        routes = RouteMemo(upstreams: upstreams)
+        routes = RouteMemo(upstreams: upstreams, metrics: metrics)
     }
 
     /// What a request asks for, once its content info is known.
@@ -69,7 +69,8 @@ final class StreamHandler: Sendable {
             ? Preconditions(field: { head[$0] }).evaluate(against: info) : .proceed(rangeApplies: true)
         var headers = representationHeaders(target, info)
         let planned = plan(
-            method: head.method, preconditions: preconditions, info: info, infoCached: true, headers: &headers,
+            target: target, method: head.method, preconditions: preconditions, info: info, infoCached: true,
+            headers: &headers,
             range: { length in head.withValue(of: "Range") { RangeSelection(headerBytes: $0, length: length) } })
         switch planned {
         case .answer(let response):
@@ -78,11 +79,17 @@ final class StreamHandler: Sendable {
             guard let served = serving.cachedBody(of: target, info: info, range: range) else {
                 return nil
             }
-            return response(status: status, headers: consume headers, served: served)
+            return response(status: status, headers: consume headers, served: served, target: target)
         case .send(let status, nil):
-            headers.add("X-Cache", CacheStatus.hit.rawValue)
+            Self.mark(&headers, .hit, target)
             return HTTPResponse(status: status, headers: headers)
         }
+    }
+
+    /// Adds `X-Cache: outcome` to a response of `target` and counts the outcome for its upstream.
+    private static func mark(_ headers: inout HTTPHeaders, _ outcome: CacheStatus, _ target: StreamTarget) {
+        headers.add("X-Cache", outcome.rawValue)
+        target.traffic.count(outcome)
     }
 
     private func route(method: String, path: String) throws(Problem) -> StreamTarget {
@@ -104,17 +111,17 @@ final class StreamHandler: Sendable {
         let preconditions = Preconditions(field: { request.headers[$0] }).evaluate(against: info)
         var headers = representationHeaders(target, info)
         let planned = plan(
-            method: request.method, preconditions: preconditions, info: info, infoCached: infoCached,
+            target: target, method: request.method, preconditions: preconditions, info: info, infoCached: infoCached,
             headers: &headers, range: { RangeSelection(header: request.headers["Range"], length: $0) })
         switch planned {
         case .answer(let response):
             return response
         case .send(let status, nil):
-            headers.add("X-Cache", (infoCached ? CacheStatus.hit : .miss).rawValue)
+            Self.mark(&headers, infoCached ? .hit : .miss, target)
             return HTTPResponse(status: status, headers: headers)
         case .send(let status, let range?):
             let served = try await serving.body(of: target, info: info, range: range)
-            return response(status: status, headers: consume headers, served: served)
+            return response(status: status, headers: consume headers, served: served, target: target)
         }
     }
 
@@ -130,15 +137,15 @@ final class StreamHandler: Sendable {
     /// Answers without body bytes carry `X-Cache` HIT when the content info came from the cache, MISS when the
     /// upstream was asked.
     private func plan(
-        method: String, preconditions: PreconditionOutcome, info: ContentInfo, infoCached: Bool,
+        target: StreamTarget, method: String, preconditions: PreconditionOutcome, info: ContentInfo, infoCached: Bool,
         headers: inout HTTPHeaders, range: (_ length: Int64) -> RangeSelection
     ) -> Plan {
-        let outcome = (infoCached ? CacheStatus.hit : .miss).rawValue
+        let outcome: CacheStatus = infoCached ? .hit : .miss
         let rangeApplies: Bool
         switch preconditions {
         case .notModified:
             headers.remove("Content-Type")
-            headers.add("X-Cache", outcome)
+            Self.mark(&headers, outcome, target)
             return .answer(HTTPResponse(status: 304, headers: headers))
         case .preconditionFailed:
             return .answer(Problem(slug: "precondition-failed", title: "Precondition failed", status: 412).response)
@@ -153,7 +160,7 @@ final class StreamHandler: Sendable {
                 detail: "the object is \(info.length) bytes long"
             ).response
             response.headers.add("Content-Range", ContentRange.unsatisfied(completeLength: info.length).description)
-            response.headers.add("X-Cache", outcome)
+            Self.mark(&response.headers, outcome, target)
             return .answer(response)
         case .single(let selected):
             headers.add("Content-Range", ContentRange.partial(selected, completeLength: info.length).description)
@@ -162,7 +169,7 @@ final class StreamHandler: Sendable {
                 : .answer(HTTPResponse(status: 206, headers: headers, body: .head(length: selected.count)))
         case .whole:
             guard method == "GET" else {
-                headers.add("X-Cache", outcome)
+                Self.mark(&headers, outcome, target)
                 return .answer(HTTPResponse(status: 200, headers: headers, body: .head(length: info.length)))
             }
             let whole = info.length > 0 ? ByteRange(first: 0, last: info.length - 1) : nil
@@ -171,8 +178,10 @@ final class StreamHandler: Sendable {
     }
 
     /// `headers` is consumed: the plan's fields are extended in place, not copied.
-    private func response(status: Int, headers: consuming HTTPHeaders, served: ServedBody) -> HTTPResponse {
-        headers.add("X-Cache", served.cacheStatus.rawValue)
+    private func response(status: Int, headers: consuming HTTPHeaders, served: ServedBody, target: StreamTarget)
+        -> HTTPResponse
+    {
+        Self.mark(&headers, served.cacheStatus, target)
         if let firstByte = served.upstreamFirstByte {
             headers.add("Server-Timing", "upstream;dur=\(firstByte.milliseconds)")
         }

@@ -14,12 +14,15 @@ final class StreamTarget: Sendable {
     let upstream: any Upstream
     /// ``ChunkStore/storageKey(for:)`` of the asset.
     let storageKey: StorageKey
+    /// Where the upstream's responses are counted.
+    let traffic: UpstreamTraffic
     private let representation = Mutex<Representation?>(nil)
 
-    /// The target for `asset` on `upstream`.
-    init(asset: AssetID, upstream: any Upstream) {
+    /// The target for `asset` on `upstream`, whose responses count in `traffic`.
+    init(asset: AssetID, upstream: any Upstream, traffic: UpstreamTraffic) {
         self.asset = asset
         self.upstream = upstream
+        self.traffic = traffic
         storageKey = ChunkStore.storageKey(for: asset.description)
     }
 

@@ -83,9 +83,10 @@ struct AdminCacheTests {
                 }, "\(totals)")
             #expect(
                 Set(totals.keys) == [
-                    "entries", "diskBytes", "maxBytes", "hits", "misses", "partialHits", "bytesFromCache",
-                    "bytesFromUpstream",
-                    "hitRatio", "evictions", "evictionsByReason", "inflightFetches",
+                    "entries", "diskBytes", "maxBytes", "hits", "misses", "partialHits", "bytesSentFromCache",
+                    "bytesSentFromUpstream", "bytesFetched", "bytesFetchedByReason", "byteHitRatio",
+                    "requestHitRatio", "upstreams", "bytesFromCache", "bytesFromUpstream", "hitRatio", "evictions",
+                    "evictionsByReason", "inflightFetches",
                 ])
             #expect(totals["entries"] as? Int == 2)
             #expect(totals["hits"] as? Int == 1)
@@ -93,17 +94,29 @@ struct AdminCacheTests {
             #expect(totals["partialHits"] as? Int == 1)
             #expect(AdminFixture.integer(totals["maxBytes"]) == AdminFixture.maxSize)
             #expect((AdminFixture.integer(totals["diskBytes"]) ?? 0) >= 200_000 + 2 * Self.chunk)
-            // Whole a.bin once, then chunk 0 of b.bin, then chunk 1 of b.bin for the partial read.
-            let fromUpstream = try #require(AdminFixture.integer(totals["bytesFromUpstream"]))
-            #expect(fromUpstream == 200_000 + 2 * Self.chunk)
-            // At least the hit and the cached first chunk of the partial read; at most every byte served (a miss
-            // reads back from the store what its fill already wrote) plus the byte each of the three non-hits probes
-            // before answering (CachedBody.prime).
-            let fromCache = try #require(AdminFixture.integer(totals["bytesFromCache"]))
-            #expect(fromCache >= 200_000 + Self.chunk, "bytesFromCache \(fromCache)")
-            #expect(fromCache <= 200_000 + 200_000 + 10 + 100_000 + 3, "bytesFromCache \(fromCache)")
-            let ratio = try #require(totals["hitRatio"] as? Double)
-            #expect(abs(ratio - Double(fromCache) / Double(fromCache + fromUpstream)) < 1e-9)
+            // Sent: the first a.bin and b.bin's 10 bytes were fetched for their responses; the second a.bin came
+            // from the store; the partial read had chunk 0 in the store and fetched the rest of its 100,000 bytes.
+            let sentFromCache = 200_000 + Self.chunk
+            let sentFromUpstream = 200_000 + 10 + (100_000 - Self.chunk)
+            #expect(AdminFixture.integer(totals["bytesSentFromCache"]) == sentFromCache)
+            #expect(AdminFixture.integer(totals["bytesSentFromUpstream"]) == sentFromUpstream)
+            // Fetched: whole a.bin once, then chunk 0 of b.bin, then chunk 1 of b.bin, all for readers.
+            #expect(AdminFixture.integer(totals["bytesFetched"]) == 200_000 + 2 * Self.chunk)
+            #expect(
+                totals["bytesFetchedByReason"] as? [String: Int] == [
+                    "reader": 200_000 + 2 * Int(Self.chunk), "readahead": 0, "prefetch": 0,
+                ])
+            let byteRatio = Double(sentFromCache) / Double(sentFromCache + sentFromUpstream)
+            #expect(abs((totals["byteHitRatio"] as? Double ?? -1) - byteRatio) < 1e-9)
+            #expect(abs((totals["requestHitRatio"] as? Double ?? -1) - 0.25) < 1e-9)
+            // The deprecated names carry the new figures.
+            #expect(AdminFixture.integer(totals["bytesFromCache"]) == sentFromCache)
+            #expect(AdminFixture.integer(totals["bytesFromUpstream"]) == 200_000 + 2 * Self.chunk)
+            #expect(abs((totals["hitRatio"] as? Double ?? -1) - byteRatio) < 1e-9)
+            let media = try #require((totals["upstreams"] as? [String: Any])?["media"] as? [String: Any])
+            #expect(AdminFixture.integer(media["bytesSentFromCache"]) == sentFromCache)
+            #expect(AdminFixture.integer(media["bytesSentFromUpstream"]) == sentFromUpstream)
+            #expect(media["hits"] as? Int == 1 && media["misses"] as? Int == 2 && media["partialHits"] as? Int == 1)
             #expect(totals["evictions"] as? Int == 0)
             #expect(
                 totals["evictionsByReason"] as? [String: Int] == [

@@ -40,7 +40,7 @@ final class CoordinatorHarness: Sendable {
     func body(_ upstream: ScriptedUpstream, _ range: ByteRange) -> CachedBody {
         CachedBody(
             context: ReaderContext(asset: asset, info: upstream.info, upstream: upstream, range: range), range: range,
-            store: store, coordinator: coordinator, metrics: metrics)
+            store: store, coordinator: coordinator, traffic: nil, missingAtStart: [])
     }
 
     /// Waits (up to ten seconds) until no fill is left: a fill finishes its chunk after its reader left, then

@@ -310,7 +310,7 @@ extension CoordinatorHarness {
     fileprivate func body(_ upstream: PacedUpstream, _ range: ByteRange) -> CachedBody {
         CachedBody(
             context: ReaderContext(asset: asset, info: upstream.info, upstream: upstream, range: range), range: range,
-            store: store, coordinator: coordinator, metrics: metrics)
+            store: store, coordinator: coordinator, traffic: nil, missingAtStart: [])
     }
 
     /// The chunks of the asset the store can serve (pending or present).

@@ -12,10 +12,20 @@ extension AdminHandler {
     func cacheTotals() throws(CacheError) -> AdminCacheTotals {
         let stats = try store.stats()
         let snapshot = metrics.snapshot
+        let upstreams = Dictionary(
+            uniqueKeysWithValues: upstreamConfigs.keys.map { name in
+                (
+                    name,
+                    AdminTraffic(
+                        sent: snapshot.traffic[name] ?? UpstreamTraffic.Snapshot(),
+                        fetched: snapshot.fetched[name] ?? [:])
+                )
+            })
         return AdminCacheTotals(
             entries: stats.entries, diskBytes: stats.diskBytes, maxBytes: stats.maxBytes, hits: snapshot.hits,
-            misses: snapshot.misses, partialHits: snapshot.partialHits, bytesFromCache: snapshot.bytesFromCache,
-            bytesFromUpstream: snapshot.totalBytesFromUpstream,
+            misses: snapshot.misses, partialHits: snapshot.partialHits,
+            traffic: AdminTraffic(sent: snapshot.totalTraffic, fetched: snapshot.totalFetchedByReason),
+            upstreams: upstreams,
             evictionsByReason: Dictionary(
                 uniqueKeysWithValues: EvictionReason.allCases.map { ($0.rawValue, stats.evictions[$0] ?? 0) }),
             inflightFetches: coordinator.inflightFetches)

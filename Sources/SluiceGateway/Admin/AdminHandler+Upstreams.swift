@@ -10,7 +10,7 @@ extension AdminHandler {
                     name: config.name, kind: config.kind.rawValue, authType: config.auth.typeName,
                     token: AdminUpstream.Token(state: Self.tokenState(config.auth)),
                     errors: snapshot.upstreamErrors[config.name] ?? [:],
-                    bytesFromUpstream: snapshot.bytesFromUpstream[config.name] ?? 0)
+                    bytesFromUpstream: snapshot.bytesFetched(from: config.name))
             })
     }
 

@@ -10,8 +10,8 @@ enum MetricsExposition {
     ) -> String {
         var out = PrometheusText()
         traffic(snapshot, into: &out)
-        let names = Set(configured).union(snapshot.bytesFromUpstream.keys).union(snapshot.firstByte.keys)
-            .union(snapshot.upstreamErrors.keys).sorted()
+        let names = Set(configured).union(snapshot.fetched.keys).union(snapshot.traffic.keys)
+            .union(snapshot.firstByte.keys).union(snapshot.upstreamErrors.keys).sorted()
         upstreams(names, snapshot, into: &out)
         cache(stats, inflightFetches: inflightFetches, into: &out)
         out.family(
@@ -23,7 +23,7 @@ enum MetricsExposition {
         return out.text
     }
 
-    /// Responses by outcome, bytes by source, byte hit ratio.
+    /// Responses by outcome, bytes sent by source, the two hit ratios (docs/api.md, "Byte accounting").
     private static func traffic(_ snapshot: GatewayMetrics.Snapshot, into out: inout PrometheusText) {
         out.family(
             "sluice_requests_total", type: "counter",
@@ -33,26 +33,81 @@ enum MetricsExposition {
             let cache = key.cache == "-" ? "none" : key.cache
             out.sample("sluice_requests_total", [("status", String(key.status)), ("cache", cache)], Int64(count))
         }
-        let fromUpstream = snapshot.totalBytesFromUpstream
-        out.family(
-            "sluice_cache_bytes_total", type: "counter",
-            help: "Body bytes by source: sent from the cache, or received from upstreams.")
-        out.sample("sluice_cache_bytes_total", [("source", "cache")], snapshot.bytesFromCache)
-        out.sample("sluice_cache_bytes_total", [("source", "upstream")], fromUpstream)
+        let total = AdminTraffic(sent: snapshot.totalTraffic, fetched: snapshot.totalFetchedByReason)
         out.family(
             "sluice_cache_byte_hit_ratio", type: "gauge",
-            help: "Bytes from cache / (bytes from cache + bytes from upstreams); 0 before any byte.")
-        let ratio = AdminCacheTotals.ratio(snapshot.bytesFromCache, of: snapshot.bytesFromCache + fromUpstream)
-        out.sample("sluice_cache_byte_hit_ratio", [], ratio)
+            help: "Body bytes sent from the cache / body bytes sent; 0 before any byte.")
+        out.sample("sluice_cache_byte_hit_ratio", [], total.byteHitRatio)
+        let hits = snapshot.hits
+        out.family(
+            "sluice_cache_request_hit_ratio", type: "gauge",
+            help: "HIT responses / stream responses with an X-Cache outcome; 0 before any.")
+        out.sample(
+            "sluice_cache_request_hit_ratio", [],
+            AdminTraffic.ratio(Int64(hits), of: Int64(hits + snapshot.misses + snapshot.partialHits)))
+        out.family(
+            "sluice_cache_bytes_total", type: "counter",
+            help: "Deprecated (until 0.3): sluice_bytes_sent_total{source=\"cache\"} and the sum of "
+                + "sluice_upstream_bytes_fetched_total.")
+        out.sample("sluice_cache_bytes_total", [("source", "cache")], total.bytesSentFromCache)
+        out.sample("sluice_cache_bytes_total", [("source", "upstream")], total.bytesFetched)
     }
 
     /// Bytes, first-byte latency histogram and errors of each upstream in `names`.
     private static func upstreams(
         _ names: [String], _ snapshot: GatewayMetrics.Snapshot, into out: inout PrometheusText
     ) {
-        out.family("sluice_upstream_bytes_total", type: "counter", help: "Bytes received from each upstream.")
-        for name in names {
-            out.sample("sluice_upstream_bytes_total", [("upstream", name)], snapshot.bytesFromUpstream[name] ?? 0)
+        let traffic = names.map { name in
+            (
+                name,
+                AdminTraffic(
+                    sent: snapshot.traffic[name] ?? UpstreamTraffic.Snapshot(), fetched: snapshot.fetched[name] ?? [:])
+            )
+        }
+        out.family(
+            "sluice_bytes_sent_total", type: "counter",
+            help: "Body bytes sent to clients per upstream, by source: in the store when the response began (cache) "
+                + "or fetched for it (upstream).")
+        for (name, counts) in traffic {
+            out.sample("sluice_bytes_sent_total", [("upstream", name), ("source", "cache")], counts.bytesSentFromCache)
+            out.sample(
+                "sluice_bytes_sent_total", [("upstream", name), ("source", "upstream")], counts.bytesSentFromUpstream)
+        }
+        out.family(
+            "sluice_upstream_bytes_fetched_total", type: "counter",
+            help: "Bytes received from each upstream, by reason (reader, readahead, prefetch).")
+        for (name, counts) in traffic {
+            for reason in FetchReason.allCases {
+                out.sample(
+                    "sluice_upstream_bytes_fetched_total", [("upstream", name), ("reason", reason.rawValue)],
+                    counts.bytesFetchedByReason[reason.rawValue] ?? 0)
+            }
+        }
+        out.family(
+            "sluice_upstream_responses_total", type: "counter",
+            help: "Stream responses per upstream by X-Cache outcome.")
+        for (name, counts) in traffic {
+            for (outcome, count) in [("HIT", counts.hits), ("MISS", counts.misses), ("PARTIAL", counts.partialHits)] {
+                out.sample("sluice_upstream_responses_total", [("upstream", name), ("cache", outcome)], Int64(count))
+            }
+        }
+        out.family(
+            "sluice_upstream_byte_hit_ratio", type: "gauge",
+            help: "Per upstream: body bytes sent from the cache / body bytes sent; 0 before any byte.")
+        for (name, counts) in traffic {
+            out.sample("sluice_upstream_byte_hit_ratio", [("upstream", name)], counts.byteHitRatio)
+        }
+        out.family(
+            "sluice_upstream_request_hit_ratio", type: "gauge",
+            help: "Per upstream: HIT responses / stream responses; 0 before any.")
+        for (name, counts) in traffic {
+            out.sample("sluice_upstream_request_hit_ratio", [("upstream", name)], counts.requestHitRatio)
+        }
+        out.family(
+            "sluice_upstream_bytes_total", type: "counter",
+            help: "Deprecated (until 0.3): the sum of sluice_upstream_bytes_fetched_total per upstream.")
+        for (name, counts) in traffic {
+            out.sample("sluice_upstream_bytes_total", [("upstream", name)], counts.bytesFetched)
         }
         let latency = "sluice_upstream_first_byte_seconds"
         out.family(

@@ -30,13 +30,12 @@ struct PrefetchJob: Sendable {
     /// Fetches every missing range in turn; the first failure ends the prefetch.
     func run() async {
         let key = asset.description
-        // Bytes a prefetch reads back are not sent to any client: they stay out of `bytesFromCache` (and so out
-        // of the hit ratio) by going to counters nobody reads.
-        let unsent = GatewayMetrics()
+        // The bytes a prefetch reads are sent to no client (no traffic to count them in); what it fetches counts
+        // as fetched for a prefetch.
         for range in plan.missing {
             let body = CachedBody(
-                context: ReaderContext(asset: asset, info: info, upstream: upstream, range: range), range: range,
-                store: store, coordinator: coordinator, metrics: unsent)
+                context: ReaderContext(asset: asset, info: info, upstream: upstream, range: range, reason: .prefetch),
+                range: range, store: store, coordinator: coordinator, traffic: nil, missingAtStart: [])
             let failure = await pull(body, count: range.count)
             body.close(completed: failure == nil)
             if let failure {
