@@ -47,6 +47,13 @@ static inline int sluice_mhd_connection_fd(struct MHD_Connection *connection)
     return info == NULL ? -1 : info->connect_fd;
 }
 
+/// Bytes of the request head (request line to the empty line) once it is complete, or 0.
+static inline size_t sluice_mhd_request_header_size(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
+}
+
 /// `MHD_CONTENT_READER_END_WITH_ERROR`, a cast macro Swift cannot import.
 static inline ssize_t sluice_mhd_reader_end_with_error(void)
 {

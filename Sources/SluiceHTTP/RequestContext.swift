@@ -80,6 +80,11 @@ final class RequestContext: Sendable {
         switch state.withLock({ $0.phase }) {
         case .headers:
             if hasHiddenBytes(before: version) { return send(Self.badRequest, on: connection, fieldsRead: false) }
+            switch RequestHeaders.framing(of: connection, method: method, version: version) {
+            case .accept: break
+            case .badRequest: return send(Self.badRequest, on: connection, fieldsRead: false)
+            case .notImplemented: return send(Self.notImplemented, on: connection, fieldsRead: false)
+            }
             let method = Self.methodName(method)
             state.withLock { state in
                 state.method = method
@@ -181,6 +186,7 @@ final class RequestContext: Sendable {
 
     private static let payloadTooLarge = HTTPResponse(status: 413, headers: ["Connection": "close"])
     private static let badRequest = HTTPResponse(status: 400, headers: ["Connection": "close"])
+    private static let notImplemented = HTTPResponse(status: 501, headers: ["Connection": "close"])
 
     /// Whether the request line held bytes between the target and the version that the target string does not:
     /// a NUL inside the target ends libmicrohttpd's C string early, and what follows it must not be silently
