@@ -1,5 +1,7 @@
 #pragma once
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <microhttpd.h>
 
 /// `MHD_OPTION_URI_LOG_CALLBACK` has no typedef in microhttpd.h; its documented form.
@@ -16,12 +18,14 @@ static inline struct MHD_Daemon *sluice_mhd_start_daemon(
     MHD_RequestCompletedCallback completed, void *completed_cls,
     sluice_mhd_uri_log_callback uri_log, void *uri_log_cls,
     sluice_mhd_unescape_callback unescape, void *unescape_cls,
+    MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     struct MHD_OptionItem *options)
 {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
                             MHD_OPTION_UNESCAPE_CALLBACK, unescape, unescape_cls,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
                             MHD_OPTION_ARRAY, options,
                             MHD_OPTION_END);
 }
@@ -38,6 +42,22 @@ static inline const struct sockaddr *sluice_mhd_client_address(struct MHD_Connec
 {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
     return info == NULL ? NULL : info->client_addr;
+}
+
+/// What the connection-notify callback stored for the connection, or NULL.
+static inline void *sluice_mhd_socket_context(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
+/// Milliseconds since data last arrived on the TCP socket `fd` (`tcpi_last_data_recv`), or -1.
+static inline long long sluice_tcp_ms_since_data(int fd)
+{
+    struct tcp_info info;
+    socklen_t length = sizeof info;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return -1;
+    return info.tcpi_last_data_recv;
 }
 
 /// The connection's socket, or -1.
