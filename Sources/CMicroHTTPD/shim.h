@@ -1,5 +1,7 @@
 #pragma once
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <microhttpd.h>
 
 /// `MHD_OPTION_URI_LOG_CALLBACK` has no typedef in microhttpd.h; its documented form.
@@ -16,12 +18,14 @@ static inline struct MHD_Daemon *sluice_mhd_start_daemon(
     MHD_RequestCompletedCallback completed, void *completed_cls,
     sluice_mhd_uri_log_callback uri_log, void *uri_log_cls,
     sluice_mhd_unescape_callback unescape, void *unescape_cls,
+    MHD_NotifyConnectionCallback notify_connection, void *notify_connection_cls,
     struct MHD_OptionItem *options)
 {
     return MHD_start_daemon(flags, 0, NULL, NULL, handler, handler_cls,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_URI_LOG_CALLBACK, uri_log, uri_log_cls,
                             MHD_OPTION_UNESCAPE_CALLBACK, unescape, unescape_cls,
+                            MHD_OPTION_NOTIFY_CONNECTION, notify_connection, notify_connection_cls,
                             MHD_OPTION_ARRAY, options,
                             MHD_OPTION_END);
 }
@@ -40,11 +44,34 @@ static inline const struct sockaddr *sluice_mhd_client_address(struct MHD_Connec
     return info == NULL ? NULL : info->client_addr;
 }
 
+/// What the connection-notify callback stored for the connection, or NULL.
+static inline void *sluice_mhd_socket_context(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return info == NULL ? NULL : info->socket_context;
+}
+
+/// Milliseconds since data last arrived on the TCP socket `fd` (`tcpi_last_data_recv`), or -1.
+static inline long long sluice_tcp_ms_since_data(int fd)
+{
+    struct tcp_info info;
+    socklen_t length = sizeof info;
+    if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return -1;
+    return info.tcpi_last_data_recv;
+}
+
 /// The connection's socket, or -1.
 static inline int sluice_mhd_connection_fd(struct MHD_Connection *connection)
 {
     const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
     return info == NULL ? -1 : info->connect_fd;
+}
+
+/// Bytes of the request head (request line to the empty line) once it is complete, or 0.
+static inline size_t sluice_mhd_request_header_size(struct MHD_Connection *connection)
+{
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info == NULL ? 0 : info->header_size;
 }
 
 /// `MHD_CONTENT_READER_END_WITH_ERROR`, a cast macro Swift cannot import.

@@ -51,6 +51,9 @@ public struct ServerConfig: Sendable {
     public var maxConnectionsPerIP: Int = 256
     /// A connection idle this long is closed.
     public var idleTimeout: Duration = .seconds(60)
+    /// A request head not complete this long after it started is closed (a slow drip resets the idle timeout,
+    /// not this one).
+    public var headerTimeout: Duration = .seconds(10)
     /// On SIGTERM/SIGINT, in-flight responses get this long to finish.
     public var shutdownGrace: Duration = .seconds(10)
 

@@ -86,7 +86,8 @@ public final class Gateway: Sendable {
                 options: HTTPServerOptions(
                     host: address.host, port: address.port, threads: settings.threads,
                     maxConnections: settings.maxConnections, maxConnectionsPerIP: settings.maxConnectionsPerIP,
-                    idleTimeout: settings.idleTimeout, exchangeHeaderFields: logger.isEnabled(.info)),
+                    idleTimeout: settings.idleTimeout, headerTimeout: settings.headerTimeout,
+                    exchangeHeaderFields: logger.isEnabled(.info)),
                 handler: { await router.respond(to: $0) },
                 immediateHandler: { router.respondImmediately(to: $0) },
                 onComplete: { accessLog.record($0) })

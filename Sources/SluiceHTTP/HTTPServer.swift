@@ -90,7 +90,7 @@ public final class HTTPServer: Sendable {
             let started = items.withUnsafeMutableBufferPointer { items in
                 sluice_mhd_start_daemon(
                     flags, mhdAccessHandler, cls, mhdRequestCompleted, cls, mhdURILog, cls, mhdKeepEscaped, nil,
-                    items.baseAddress)
+                    mhdConnectionNotify, cls, items.baseAddress)
             }
             guard let started else {
                 let error = errno
@@ -151,6 +151,7 @@ public final class HTTPServer: Sendable {
             guard value >= 0, value <= Int(UInt32.max) else { throw .invalidOption(name) }
             items.append(MHD_OptionItem(option: option, value: value, ptr_value: nil))
         }
+        guard options.headerTimeout > .zero else { throw .invalidOption("headerTimeout") }
         guard options.threads >= 0, options.maxConnections > 0 else { throw .invalidOption("threads/maxConnections") }
         // Less than a page leaves no room for an ordinary request line and headers.
         guard options.connectionMemoryBytes >= 4096 else { throw .invalidOption("connectionMemoryBytes") }

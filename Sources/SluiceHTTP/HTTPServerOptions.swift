@@ -15,6 +15,10 @@ public struct HTTPServerOptions: Sendable, Equatable {
     /// Suspended connections (waiting for the handler or for body bytes) do not time out: see
     /// ``disconnectCheckInterval``.
     public var idleTimeout: Duration
+    /// A request head (request line and header fields) must be complete this long after it started: after
+    /// the connection was accepted, or after the first data that followed the previous request. Checked by the
+    /// sweeper every ``disconnectCheckInterval``, so a late head is closed within both added together.
+    public var headerTimeout: Duration
     /// Largest accepted request body; larger bodies are answered with 413.
     public var maxRequestBodyBytes: Int
     /// libmicrohttpd's memory per connection (`MHD_OPTION_CONNECTION_MEMORY_LIMIT`): the request line and header
@@ -23,7 +27,8 @@ public struct HTTPServerOptions: Sendable, Equatable {
     /// nginx's default limit for one header line.
     public var connectionMemoryBytes: Int
     /// How often suspended connections are checked for a client that went away (the body source is then
-    /// closed with `completed: false` and the handler's task cancelled).
+    /// closed with `completed: false` and the handler's task cancelled), and connections waiting for a request
+    /// head for a client that went away or a head past ``headerTimeout`` (they are closed).
     public var disconnectCheckInterval: Duration
     /// Whether the ``HTTPExchange/request`` handed to `onComplete` carries the header fields of a request the
     /// immediate handler answered. Reading them costs a little on every such answer (a cache hit); turn it off
@@ -33,7 +38,8 @@ public struct HTTPServerOptions: Sendable, Equatable {
     /// Creates options; every parameter has a production default.
     public init(
         host: String = "0.0.0.0", port: Int = 8080, threads: Int = 0, maxConnections: Int = 4096,
-        maxConnectionsPerIP: Int = 0, idleTimeout: Duration = .seconds(60), maxRequestBodyBytes: Int = 1 << 20,
+        maxConnectionsPerIP: Int = 0, idleTimeout: Duration = .seconds(60), headerTimeout: Duration = .seconds(10),
+        maxRequestBodyBytes: Int = 1 << 20,
         connectionMemoryBytes: Int = 16 << 10, disconnectCheckInterval: Duration = .seconds(1),
         exchangeHeaderFields: Bool = true
     ) {
@@ -43,6 +49,7 @@ public struct HTTPServerOptions: Sendable, Equatable {
         self.maxConnections = maxConnections
         self.maxConnectionsPerIP = maxConnectionsPerIP
         self.idleTimeout = idleTimeout
+        self.headerTimeout = headerTimeout
         self.maxRequestBodyBytes = maxRequestBodyBytes
         self.connectionMemoryBytes = connectionMemoryBytes
         self.disconnectCheckInterval = disconnectCheckInterval

@@ -11,13 +11,31 @@ func mhdURILog(
     cls: UnsafeMutableRawPointer?, uri: UnsafePointer<CChar>?, connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
     guard let cls, let connection else { return nil }
+    guard let peer = sluice_mhd_socket_context(connection) else { return nil }
     let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     let context = RequestContext(
         core: core, connection: MHDConnectionHandle(pointer: connection),
         target: uri.map { String(cString: $0) } ?? "", targetAddress: Int(bitPattern: uri),
         client: ClientAddress(sluice_mhd_client_address(connection)),
-        socket: sluice_mhd_connection_fd(connection))
+        peer: Unmanaged<ClientConnection>.fromOpaque(peer).takeUnretainedValue())
     return Unmanaged.passRetained(context).toOpaque()
+}
+
+/// `MHD_OPTION_NOTIFY_CONNECTION`: a connection started or is about to be closed; its ``ClientConnection`` is
+/// the socket context, retained from start to close.
+func mhdConnectionNotify(
+    cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+    socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, code: MHD_ConnectionNotificationCode
+) {
+    guard let cls, let connection, let socketContext else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    if code == .CONNECTION_NOTIFY_STARTED {
+        let peer = core.opened(socket: sluice_mhd_connection_fd(connection))
+        socketContext.pointee = Unmanaged.passRetained(peer).toOpaque()
+    } else if let pointer = socketContext.pointee {
+        socketContext.pointee = nil
+        core.closed(Unmanaged<ClientConnection>.fromOpaque(pointer).takeRetainedValue())
+    }
 }
 
 /// `MHD_OPTION_UNESCAPE_CALLBACK`: leaves the path and arguments percent-encoded, so that the application sees

@@ -1,6 +1,7 @@
 import Glibc
 
-/// Checks on a client socket owned by libmicrohttpd, made only while the connection is suspended.
+/// Checks on a client socket owned by libmicrohttpd, made only while it cannot be closed: the connection is
+/// suspended, or the sweeper holds the lock that its close notification takes.
 enum PeerSocket {
     /// `true` when the client closed the connection (EOF) or it failed. Peeks one byte without blocking, as
     /// nginx does for a client that went away during a response (`ngx_http_test_reading`); a pipelined next

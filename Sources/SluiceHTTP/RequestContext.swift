@@ -42,7 +42,8 @@ final class RequestContext: Sendable {
 
     private let core: ServerCore
     private let gate: ConnectionGate
-    private let socket: Int32
+    /// The connection the request came on.
+    private let peer: ClientConnection
     /// The request target as sent (path and query).
     private let target: String
     /// Where the query starts in the request target (its `?`), if there is one.
@@ -57,11 +58,11 @@ final class RequestContext: Sendable {
     /// request starts closed and is refused.
     init(
         core: ServerCore, connection: MHDConnectionHandle, target: String, targetAddress: Int, client: ClientAddress,
-        socket: Int32
+        peer: ClientConnection
     ) {
         self.core = core
         self.gate = ConnectionGate(connection: connection)
-        self.socket = socket
+        self.peer = peer
         self.target = target
         queryMark = Self.queryMark(in: target)
         self.targetAddress = targetAddress
@@ -79,7 +80,13 @@ final class RequestContext: Sendable {
         if gate.isClosed { return .NO }
         switch state.withLock({ $0.phase }) {
         case .headers:
+            peer.beginRequest()
             if hasHiddenBytes(before: version) { return send(Self.badRequest, on: connection, fieldsRead: false) }
+            switch RequestHeaders.framing(of: connection, method: method, version: version) {
+            case .accept: break
+            case .badRequest: return send(Self.badRequest, on: connection, fieldsRead: false)
+            case .notImplemented: return send(Self.notImplemented, on: connection, fieldsRead: false)
+            }
             let method = Self.methodName(method)
             state.withLock { state in
                 state.method = method
@@ -138,6 +145,7 @@ final class RequestContext: Sendable {
     func complete(terminatedOK: Bool) {
         gate.finish()
         let finishedAt = ContinuousClock.now
+        peer.endRequest(at: finishedAt)
         // The request is over: its state is moved out (not copied), leaving an empty one marked finished.
         var snapshot = State()
         snapshot.phase = .finished
@@ -174,13 +182,14 @@ final class RequestContext: Sendable {
 
     /// Aborts the request if its connection is suspended and the client went away.
     func abortIfClientGone() {
-        if gate.closeIfPeerGone(socket: socket) {
+        if gate.closeIfPeerGone(socket: peer.socket) {
             state.withLock { $0.handlerTask }?.cancel()
         }
     }
 
     private static let payloadTooLarge = HTTPResponse(status: 413, headers: ["Connection": "close"])
     private static let badRequest = HTTPResponse(status: 400, headers: ["Connection": "close"])
+    private static let notImplemented = HTTPResponse(status: 501, headers: ["Connection": "close"])
 
     /// Whether the request line held bytes between the target and the version that the target string does not:
     /// a NUL inside the target ends libmicrohttpd's C string early, and what follows it must not be silently

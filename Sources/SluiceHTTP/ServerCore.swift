@@ -7,7 +7,8 @@ import Synchronization
 /// A request answered at once on its worker thread never suspends and is only counted: the registry and its lock
 /// are for requests that wait for a handler or stream a body.
 ///
-/// Threads: ``begin()``, ``end()``, ``register(_:)`` and ``unregister(_:)`` run on MHD worker threads; ``sweep()``
+/// Threads: ``begin()``, ``end()``, ``register(_:)``, ``unregister(_:)``, ``opened(socket:)`` and ``closed(_:)``
+/// run on MHD worker threads; ``sweep()``
 /// on the sweeper task; ``beginDraining()`` and ``abortAll()`` on the shutdown task.
 final class ServerCore: Sendable {
     private struct Registry {
@@ -24,6 +25,8 @@ final class ServerCore: Sendable {
     /// The access-log callback.
     let onComplete: @Sendable (HTTPExchange) -> Void
     private let registry = Mutex(Registry())
+    /// Every connection libmicrohttpd holds, for the sweeper.
+    private let connections = Mutex<[ObjectIdentifier: ClientConnection]>([:])
     private let active = Atomic(0)
     private let draining = Atomic(false)
     private let aborting = Atomic(false)
@@ -91,11 +94,31 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Aborts suspended requests whose client went away (libmicrohttpd does not watch suspended sockets).
+    /// Records a connection libmicrohttpd started on `socket`.
+    func opened(socket: Int32) -> ClientConnection {
+        let connection = ClientConnection(socket: socket, headTimeout: options.headerTimeout)
+        connections.withLock { $0[ObjectIdentifier(connection)] = connection }
+        return connection
+    }
+
+    /// Forgets a connection libmicrohttpd is closing (before it closes the socket).
+    func closed(_ connection: ClientConnection) {
+        _ = connections.withLock { $0.removeValue(forKey: ObjectIdentifier(connection)) }
+    }
+
+    /// Aborts suspended requests whose client went away (libmicrohttpd does not watch suspended sockets), and
+    /// releases connections waiting for a request head whose client went away or whose head is overdue.
     func sweep() {
         let contexts = registry.withLock { Array($0.contexts.values) }
         for context in contexts {
             context.abortIfClientGone()
+        }
+        let now = ContinuousClock.now
+        // Under the lock: a connection is closed (its socket number freed for reuse) only once it is forgotten.
+        connections.withLock { connections in
+            for connection in connections.values {
+                _ = connection.releaseIfStalled(now: now)
+            }
         }
     }
 }

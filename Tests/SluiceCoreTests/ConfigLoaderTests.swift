@@ -13,7 +13,7 @@ struct ConfigLoaderTests {
         let json = """
             {
               "server": {"listen": "0.0.0.0:8080", "adminTokenEnv": "SLUICE_ADMIN_TOKEN", "threads": 4,
-                         "maxConnections": 500, "maxConnectionsPerIP": 50, "idleTimeout": "30s",
+                         "maxConnections": 500, "maxConnectionsPerIP": 50, "idleTimeout": "30s", "headerTimeout": "5s",
                          "shutdownGrace": "5s", "adminListen": "[::1]:9090"},
               "cache": {"directory": "cache", "maxSize": "20GiB", "maxAge": "90d", "chunkSize": "1MiB",
                         "readahead": "8MiB", "revalidateAfter": "15m", "encryptionKeyFile": "\(keyPath)",
@@ -43,6 +43,7 @@ struct ConfigLoaderTests {
         #expect(config.server.maxConnections == 500)
         #expect(config.server.maxConnectionsPerIP == 50)
         #expect(config.server.idleTimeout == .seconds(30))
+        #expect(config.server.headerTimeout == .seconds(5))
         #expect(config.server.shutdownGrace == .seconds(5))
 
         #expect(config.cache.directory == fixture.base.appendingPathComponent("cache").standardizedFileURL.path)

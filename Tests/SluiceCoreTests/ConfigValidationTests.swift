@@ -34,6 +34,7 @@ struct ConfigValidationTests {
             ["server.maxConnectionsPerIP: must not exceed maxConnections (10)"]
         ),
         (minimalConfig(#""server": {"idleTimeout": "0s"}"#), ["server.idleTimeout: must be longer than zero"]),
+        (minimalConfig(#""server": {"headerTimeout": "0s"}"#), ["server.headerTimeout: must be longer than zero"]),
         (minimalConfig(#""server": {"idleTimeout": 30}"#), [#"server.idleTimeout: expected a duration like "30s""#]),
         (
             minimalConfig(#""server": {"idleTimeout": "9223372036854775807s"}"#),
