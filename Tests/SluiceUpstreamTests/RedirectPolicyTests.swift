@@ -74,6 +74,18 @@ import Testing
         #expect(policy.reachesOwnListener(peerIP: peerIP, peerPort: peerPort, localIP: localIP) == reaches)
     }
 
+    /// A configuration built in code skips the config file's checks; the upstream still refuses what libcurl does
+    /// not read as an http(s) origin.
+    @Test(arguments: ["ftp://cdn.example.com", "cdn.example.com", "file:///srv"])
+    func upstreamsRefuseRedirectHostsThatAreNotHTTPOrigins(_ entry: String) async throws {
+        let client = try CurlClient()
+        let config = TestFixtures.config(.http, baseURL: "http://127.0.0.1:1/", redirectHosts: [entry])
+        #expect(throws: UpstreamSetupError.badRedirectHost(upstream: "test", entry: entry)) {
+            try makeUpstream(config, client: client)
+        }
+        await client.shutdown()
+    }
+
     @Test func viaListsThisProcessOnlyByItsOwnPseudonym() {
         #expect(ViaPseudonym.isListed(in: "1.1 \(ViaPseudonym.own)"))
         #expect(ViaPseudonym.isListed(in: "1.0 fred, 1.1 \(ViaPseudonym.own) (Sluice)"))
