@@ -46,5 +46,6 @@ static inline int sluice_pause_cont(void) { return CURLPAUSE_CONT; }
 static inline long sluice_auth_basic(void) { return (long)CURLAUTH_BASIC; }
 static inline long sluice_auth_digest(void) { return (long)CURLAUTH_DIGEST; }
 static inline unsigned int sluice_url_default_port(void) { return CURLU_DEFAULT_PORT; }
+static inline unsigned int sluice_url_urlencode(void) { return CURLU_URLENCODE; }
 static inline unsigned int sluice_header_origin_server(void) { return CURLH_HEADER; }
 static inline CURLcode sluice_msg_result(CURLMsg *message) { return message->data.result; }

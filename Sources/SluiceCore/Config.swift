@@ -159,6 +159,9 @@ public struct UpstreamConfig: Sendable {
     public var headers: [String: Secret] = [:]
     /// Timeouts.
     public var timeouts = UpstreamTimeouts()
+    /// Origins (`https://cdn.example.com`) that redirects may lead to besides the base URL's own, for `webdav` and
+    /// `http`; a redirect anywhere else ends the request.
+    public var redirectHosts: [String] = []
 
     /// Creates an upstream of `kind` named `name`.
     public init(name: String, kind: UpstreamKind) {

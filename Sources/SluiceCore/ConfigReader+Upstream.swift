@@ -38,7 +38,7 @@ extension ConfigReader {
         var upstream = UpstreamConfig(name: name, kind: kind)
         switch kind {
         case .webdav, .http:
-            let allowed: Set = ["kind", "baseURL", "auth", "headers", "timeouts", "access"]
+            let allowed: Set = ["kind", "baseURL", "auth", "headers", "timeouts", "redirectHosts", "access"]
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
             upstream.baseURL = baseURL(object, at: key)
             upstream.auth = object["auth"].flatMap { readAuth($0, at: Self.key(key, "auth")) } ?? .none
@@ -47,12 +47,14 @@ extension ConfigReader {
             upstream.timeouts =
                 object["timeouts"].flatMap { readTimeouts($0, at: Self.key(key, "timeouts")) }
                 ?? UpstreamTimeouts()
+            upstream.redirectHosts =
+                object["redirectHosts"].map { readRedirectHosts($0, at: Self.key(key, "redirectHosts")) } ?? []
             if upstream.auth != .none, upstream.headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
                 fail(Self.key(key, "headers"), "an Authorization header cannot be combined with auth")
             }
             readAccess(object, at: key)
         case .directory:
-            let requestSettings = ["auth", "headers", "timeouts", "baseURL"]
+            let requestSettings = ["auth", "headers", "timeouts", "redirectHosts", "baseURL"]
             let allowed = Set(["kind", "root", "access"] + requestSettings)
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
             // A directory upstream makes no HTTP requests, so request settings would silently do nothing.

@@ -24,6 +24,11 @@ extension Problem {
         Problem(slug: "internal-error", title: "Internal error", status: 500, detail: detail)
     }
 
+    /// 508: the request came back to the gateway through its own upstream request (its `Via` pseudonym).
+    public static func loopDetected(_ detail: String) -> Problem {
+        Problem(slug: "loop-detected", title: "Loop detected", status: 508, detail: detail)
+    }
+
     /// 502: the upstream refused our credentials or answered something unusable.
     public static func badGateway(_ detail: String) -> Problem {
         Problem(slug: "bad-gateway", title: "Bad gateway", status: 502, detail: detail)

@@ -73,7 +73,7 @@ public final class Gateway: Sendable {
             logger: logger)
         let ready = ready
         let streams = (
-            StreamHandler(upstreams: upstreams, serving: serving, metrics: metrics),
+            StreamHandler(upstreams: upstreams, serving: serving, metrics: metrics, logger: logger),
             ResolveHandler(upstreamNames: Set(upstreams.keys))
         )
         let admin = AdminHandler(
@@ -110,15 +110,18 @@ public final class Gateway: Sendable {
         } catch {
             throw .listener(String(describing: error))
         }
+        let bound = SluiceCore.ListenAddress(host: config.server.listen.host, port: server.port)
+        let adminBound = adminServer.map {
+            SluiceCore.ListenAddress(host: config.server.adminListen!.host, port: $0.port)
+        }
+        // Redirects must never lead back into the gateway, which would answer its own upstream requests.
+        client.ownListeners = [bound] + (adminBound.map { [$0] } ?? [])
         store.startMaintenance()
         ready.set(true)
         logger.info(
             "listening",
             [
-                "address": SluiceCore.ListenAddress(host: config.server.listen.host, port: server.port).description,
-                "admin": adminServer.map { server in
-                    SluiceCore.ListenAddress(host: config.server.adminListen!.host, port: server.port).description
-                } ?? "same listener",
+                "address": bound.description, "admin": adminBound?.description ?? "same listener",
                 "upstreams": config.upstreams.keys.sorted().joined(separator: ","),
             ])
     }

@@ -13,11 +13,14 @@ final class StreamHandler: Sendable {
     let metrics: GatewayMetrics
     /// Stream paths resolved to configured upstreams.
     let routes: RouteMemo
+    /// Where refused redirects are reported.
+    let logger: Logger
 
     /// A handler for `upstreams` (by name), serving bytes through `serving`.
-    init(upstreams: [String: any Upstream], serving: any AssetServing, metrics: GatewayMetrics) {
+    init(upstreams: [String: any Upstream], serving: any AssetServing, metrics: GatewayMetrics, logger: Logger) {
         self.serving = serving
         self.metrics = metrics
+        self.logger = logger
         routes = RouteMemo(upstreams: upstreams, metrics: metrics)
     }
 
@@ -39,6 +42,11 @@ final class StreamHandler: Sendable {
             if error.status == 405 { response.headers.add("Allow", "GET, HEAD") }
             return response
         }
+        // Only here, on the way to the upstream: a loop cannot be served from the cache, whose hit path stays as lean
+        // as it is.
+        if request.headers.contains(where: { $0.name.lowercased() == "via" && ViaPseudonym.isListed(in: $0.value) }) {
+            return Problem.loopDetected("the request came back through the gateway's own upstream request").response
+        }
         var replacedAt: ContinuousClock.Instant?
         while true {
             do {
@@ -51,6 +59,14 @@ final class StreamHandler: Sendable {
             } catch {
                 if case .upstream(let error) = error {
                     metrics.recordUpstreamError(error, upstream: target.asset.upstream)
+                }
+                if case .upstream(.redirectRefused(let refusal)) = error {
+                    logger.warning(
+                        "upstream redirect refused",
+                        [
+                            "upstream": target.asset.upstream, "target": refusal.target,
+                            "reason": refusal.reason.rawValue,
+                        ])
                 }
                 return error.problem.response
             }

@@ -13,6 +13,8 @@ extension UpstreamError {
         case .transport(_, let message): .badGateway("could not reach the upstream: \(message)")
         case .badStatus(let status): .badGateway("the upstream answered \(status)")
         case .protocolViolation(let what): .badGateway("the upstream answered incorrectly: \(what)")
+        // Where the redirect led stays in the log: the client learns nothing about the upstream's network.
+        case .redirectRefused: .badGateway("the upstream redirected to a host that is not configured")
         case .changed: .unavailable("the object changed while it was being read; retry")
         case .rangeNotSatisfiable: .badGateway("the upstream refused a range inside the object")
         case .cancelled: .unavailable("the request was cancelled")
@@ -32,6 +34,7 @@ extension UpstreamError {
         case .transport: "transport"
         case .badStatus: "bad_status"
         case .protocolViolation: "protocol_violation"
+        case .redirectRefused: "redirect_refused"
         case .changed: "changed"
         case .rangeNotSatisfiable: "range_not_satisfiable"
         case .cancelled: "cancelled"

@@ -21,13 +21,15 @@ func curlHeaderCallback(
     return size * count
 }
 
-/// CURLOPT_PREREQFUNCTION trampoline: arms the first-byte deadline.
+/// CURLOPT_PREREQFUNCTION trampoline: arms the first-byte deadline, or aborts a request that would reach one of the
+/// gateway's own listeners.
 func curlPrereqCallback(
     _ context: UnsafeMutableRawPointer?, _ primaryIP: UnsafeMutablePointer<CChar>?,
     _ localIP: UnsafeMutablePointer<CChar>?, _ primaryPort: Int32, _ localPort: Int32
 ) -> Int32 {
-    if let context {
-        Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().requestWillBeSent()
-    }
-    return Int32(CURL_PREREQFUNC_OK)
+    guard let context else { return Int32(CURL_PREREQFUNC_OK) }
+    let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+    let peer = (ip: primaryIP.map { String(cString: $0) } ?? "", port: Int(primaryPort))
+    let local = localIP.map { String(cString: $0) } ?? ""
+    return Int32(transfer.requestWillBeSent(to: peer, from: local) ? CURL_PREREQFUNC_OK : CURL_PREREQFUNC_ABORT)
 }

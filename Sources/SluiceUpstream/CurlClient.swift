@@ -1,5 +1,7 @@
 import CCurl
 import Foundation
+import SluiceCore
+import Synchronization
 
 /// The process's HTTP client: one libcurl multi handle driven by a dedicated thread ("sluice-curl").
 ///
@@ -11,6 +13,7 @@ public final class CurlClient: Sendable {
     private static let globalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
 
     let inbox: CurlInbox
+    private let listeners = Mutex<[ListenAddress]>([])
 
     /// Starts the curl thread. Throws ``UpstreamError/transport(code:message:)`` when libcurl cannot initialise.
     public init() throws(UpstreamError) {
@@ -41,6 +44,13 @@ public final class CurlClient: Sendable {
         await withCheckedContinuation { continuation in
             inbox.send(.shutdown(continuation))
         }
+    }
+
+    /// The gateway's own listeners (bound ports filled in): redirects are never followed into them. Set once the
+    /// listeners are up; requests made before then know none.
+    public var ownListeners: [ListenAddress] {
+        get { listeners.withLock { $0 } }
+        set { listeners.withLock { $0 = newValue } }
     }
 
     /// Hands `transfer` to the curl thread.

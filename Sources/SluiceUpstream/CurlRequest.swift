@@ -26,6 +26,8 @@ struct CurlRequest: Sendable {
     var body: [UInt8]?
     /// Timeouts of the upstream.
     var timeouts: UpstreamTimeouts
+    /// Where redirects may lead.
+    var redirects: RedirectPolicy
     /// Most redirects followed before the 3xx is reported as the answer.
     var maxRedirects: Int = 5
 }

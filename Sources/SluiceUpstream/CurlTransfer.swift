@@ -12,6 +12,8 @@ final class CurlTransfer: @unchecked Sendable {
     private var retained: Unmanaged<CurlTransfer>?
     private var url: String
     private var hops = 0
+    /// Set when a hop was refused after libcurl had connected (it reached one of the gateway's own listeners).
+    private var refusal: RedirectRefusal?
     private var headDelivered = false
     private var stopped = false
     private var connected = false
@@ -60,7 +62,7 @@ final class CurlTransfer: @unchecked Sendable {
     private func configure(_ easy: UnsafeMutableRawPointer) -> CURLcode {
         let context = retained?.toOpaque()
         let sameOrigin = CurlURL.sameOrigin(url, request.url)
-        var lines = request.headers
+        var lines = request.headers + [ViaPseudonym.headerLine]
         if sameOrigin { lines += request.credentialHeaders.map(\.value) }
         // An empty "Expect:" stops libcurl from waiting for 100-continue before a PROPFIND body (libcurl's
         // CURLOPT_HTTPHEADER(3): "a header with no content ... disables it").
@@ -128,10 +130,16 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: libcurl callbacks (curl thread)
 
-    /// CURLOPT_PREREQFUNCTION: the connection is up and the request is about to go out.
-    func requestWillBeSent() {
+    /// CURLOPT_PREREQFUNCTION: the connection is up and the request is about to go out. False refuses to send it: a
+    /// redirect hop whose connection reached one of the gateway's own listeners.
+    func requestWillBeSent(to peer: (ip: String, port: Int), from localIP: String) -> Bool {
+        if hops > 0, request.redirects.reachesOwnListener(peerIP: peer.ip, peerPort: peer.port, localIP: localIP) {
+            refusal = RedirectRefusal(target: CurlURL.origin(url)?.description ?? "-", reason: .ownListener)
+            return false
+        }
         connected = true
         firstByteDeadline = .now + request.timeouts.firstByte
+        return true
     }
 
     /// CURLOPT_HEADERFUNCTION: any header byte ends the first-byte wait.
@@ -147,9 +155,8 @@ final class CurlTransfer: @unchecked Sendable {
         skip -= skipped
         guard skipped < total else { return total }
         if !headDelivered {
-            // The body of a 3xx this transfer will follow is not the answer. CURLINFO_REDIRECT_URL is only filled
-            // in when the transfer is done (libcurl 7.88), so here the status and Location header decide.
-            if willRedirect() { return total }
+            // The body of a 3xx this transfer will follow (or refuse) is not the answer.
+            if redirectLocation() != nil { return total }
             headDelivered = true
             switch delegate.head(responseHead()) {
             case .proceed: break
@@ -186,17 +193,22 @@ final class CurlTransfer: @unchecked Sendable {
 
     /// libcurl reported CURLMSG_DONE: follow a redirect, or complete.
     func done(_ code: CURLcode, in multi: UnsafeMutableRawPointer) {
-        if code == CURLE_OK, let next = redirectTarget() {
-            if let easy { curl_multi_remove_handle(multi, easy) }
-            guard CurlURL.mayRedirect(from: url, to: next) else {
-                finish(in: multi, .failed(.protocolViolation("redirect to a refused scheme")))
-                return
+        if let refusal {
+            finish(in: multi, .failed(.redirectRefused(refusal)))
+            return
+        }
+        if code == CURLE_OK, let location = redirectLocation() {
+            switch request.redirects.next(from: url, location: location) {
+            case .failure(let refusal):
+                finish(in: multi, .failed(.redirectRefused(refusal)))
+            case .success(let next):
+                if let easy { curl_multi_remove_handle(multi, easy) }
+                hops += 1
+                url = next
+                headDelivered = false
+                curl_easy_reset(easy)
+                _ = attach(to: multi)
             }
-            hops += 1
-            url = next
-            headDelivered = false
-            curl_easy_reset(easy)
-            _ = attach(to: multi)
             return
         }
         if code == CURLE_OK {
@@ -244,25 +256,18 @@ final class CurlTransfer: @unchecked Sendable {
 
     // MARK: Response inspection (curl thread)
 
-    /// Where a 3xx sends us, when it is one we follow and hops remain.
-    /// Whether the response being received is a redirect that ``redirectTarget()`` will follow once it is done.
-    private func willRedirect() -> Bool {
-        guard hops < request.maxRedirects else { return false }
+    /// The `Location` of the response being received when it is a redirect and hops remain: its body is not the
+    /// answer, and once it is done ``done(_:in:)`` follows it or refuses it. The field is resolved against the
+    /// current URL by ``RedirectPolicy``, not taken from CURLINFO_REDIRECT_URL, so that what is checked is what is
+    /// fetched.
+    private func redirectLocation() -> String? {
+        guard hops < request.maxRedirects else { return nil }
         let head = responseHead()
-        return Self.redirectStatuses.contains(head.status) && head.value("location") != nil
+        guard Self.redirectStatuses.contains(head.status) else { return nil }
+        return head.value("location")
     }
 
     private static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
-
-    private func redirectTarget() -> String? {
-        guard let easy, hops < request.maxRedirects else { return nil }
-        var status = 0
-        sluice_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-        guard Self.redirectStatuses.contains(status) else { return nil }
-        var location: UnsafeMutablePointer<CChar>?
-        sluice_easy_getinfo_string(easy, CURLINFO_REDIRECT_URL, &location)
-        return location.map { String(cString: $0) }
-    }
 
     /// Status and header fields of the latest response, from libcurl's header API (curl_easy_nextheader(3)).
     private func responseHead() -> CurlResponseHead {

@@ -8,10 +8,19 @@ struct HTTPOrigin: Sendable {
     private let auth: CurlRequest.Auth
     private let credentialHeaders: [Secret]
     private let timeouts: UpstreamTimeouts
+    private let redirects: RedirectPolicy
 
     init(_ config: UpstreamConfig, client: CurlClient) throws(UpstreamSetupError) {
         guard let base = config.baseURL, let origin = CurlURL.origin(base), ["http", "https"].contains(origin.scheme)
         else { throw .badBaseURL(upstream: config.name) }
+        var allowed: Set = [origin]
+        for entry in config.redirectHosts {
+            guard let listed = CurlURL.origin(entry), ["http", "https"].contains(listed.scheme) else {
+                throw .badRedirectHost(upstream: config.name, entry: entry)
+            }
+            allowed.insert(listed)
+        }
+        self.redirects = RedirectPolicy(allowed: allowed)
         self.client = client
         self.baseURL = base.hasSuffix("/") ? base : base + "/"
         self.timeouts = config.timeouts
@@ -41,9 +50,11 @@ struct HTTPOrigin: Sendable {
 
     /// A request for `path` carrying this upstream's credentials.
     func request(_ method: String, _ path: AssetPath, headers: [String] = [], body: [UInt8]? = nil) -> CurlRequest {
-        CurlRequest(
+        var redirects = redirects
+        redirects.ownListeners = client.ownListeners
+        return CurlRequest(
             method: method, url: url(for: path), headers: headers, credentialHeaders: credentialHeaders, auth: auth,
-            body: body, timeouts: timeouts
+            body: body, timeouts: timeouts, redirects: redirects
         )
     }
 

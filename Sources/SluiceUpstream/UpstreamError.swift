@@ -16,6 +16,8 @@ public enum UpstreamError: Error, Equatable, Sendable {
     case badStatus(Int)
     /// The response was malformed: wrong Content-Range, short body, missing length, unparsable PROPFIND. Maps to 502.
     case protocolViolation(String)
+    /// A redirect led somewhere the upstream's configuration does not allow; nothing was sent there. Maps to 502.
+    case redirectRefused(RedirectRefusal)
     /// `If-Range` did not hold: the object changed since its content info was taken.
     case changed
     /// The requested range starts past the end of the object (416 from upstream).

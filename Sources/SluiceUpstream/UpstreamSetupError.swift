@@ -8,6 +8,8 @@ public enum UpstreamSetupError: Error, Equatable, Sendable {
     case badBaseURL(upstream: String)
     /// A `directory` upstream whose `root` is absent or not an existing directory.
     case badRoot(upstream: String)
+    /// A `redirectHosts` entry that libcurl does not read as an http(s) origin (named by the entry).
+    case badRedirectHost(upstream: String, entry: String)
     /// A static header whose name or value holds a line break or is empty (named by its header name only).
     case badHeader(upstream: String, name: String)
 }

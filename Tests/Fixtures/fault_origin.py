@@ -18,6 +18,8 @@ If-Modified-Since. The first path segment may select a fault, so one origin serv
     /slow/<path>                   sends the body at --slow-rate bytes/s (default 256 KiB/s)
     /redirect/PORT/<path>          302 to http://127.0.0.1:PORT/<path> (query kept), with a short body
     /redirect-bare/PORT/<path>     the same 302 with an empty body
+    /redirect-to/NNN/<location>    answers NNN (a 3xx) with Location: <location> percent-decoded, exactly
+                                   as decoded (relative, scheme-relative, other schemes, userinfo...)
     /wrong-range/<path>            206 whose Content-Range does not match the requested range
     /length/N/<path>               claims the file is N bytes (N digits, maybe after a minus sign):
                                    Content-Length N on HEAD and 200 (whose real body follows, then the
@@ -275,6 +277,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.redirect(int(segments[2]), "/".join(segments[3:]), bare=fault == "redirect-bare")
         if claimed:
             return self.serve_file("/".join(segments[3:]), mode="length", claimed=claimed)
+        if fault == "redirect-to" and len(segments) > 3 and segments[2].isdigit():
+            return self.redirect_to(int(segments[2]), urllib.parse.unquote("/".join(segments[3:])))
         if fault == "stall":
             self.close_connection = True
             return self.hold_until_client_goes()
@@ -327,6 +331,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         query = urllib.parse.urlsplit(self.path).query
         location = "http://127.0.0.1:%d/%s%s" % (port, rest, "?" + query if query else "")
         self.simple(302, "" if bare else "see %s\n" % location, {"Location": location})
+
+    def redirect_to(self, status, location):
+        self.simple(status, "", {"Location": location})
 
     def head_fault(self, rel, fault):
         """HEAD refused (405), or answered without Content-Length: what some origins do (RFC 9110 §9.3.2 only

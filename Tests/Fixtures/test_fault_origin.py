@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 import unittest
+import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIZE = 1 << 20
@@ -212,6 +213,14 @@ class FaultOriginTests(unittest.TestCase):
         status, headers, body = self.origin.request("/redirect-bare/4242/sub/a%20b.bin?x=1")
         self.assertEqual((status, headers["Location"], headers["Content-Length"], body),
                          (302, "http://127.0.0.1:4242/sub/a%20b.bin?x=1", "0", b""))
+
+    def test_redirect_to_sends_the_decoded_location_as_is(self):
+        for status, location in ((301, "//127.0.0.1:1/x"), (307, "http://u:p@0x7f000001:2/a b?q=1"),
+                                 (308, "gopher://h:70/"), (303, "../rel")):
+            with self.subTest(location=location):
+                encoded = urllib.parse.quote(location, safe="")
+                status_got, headers, body = self.origin.request("/redirect-to/%d/%s" % (status, encoded))
+                self.assertEqual((status_got, headers["Location"], body), (status, location, b""))
 
     def test_head_faults_leave_get_alone(self):
         _, plain, _ = self.origin.request("/data.bin", method="HEAD")

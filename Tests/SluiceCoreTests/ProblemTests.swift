@@ -23,6 +23,7 @@ struct ProblemTests {
         (.notFound("d"), 404, "not-found"), (.methodNotAllowed("d"), 405, "method-not-allowed"),
         (.internalError("d"), 500, "internal-error"), (.badGateway("d"), 502, "bad-gateway"),
         (.unavailable("d"), 503, "unavailable"), (.gatewayTimeout("d"), 504, "gateway-timeout"),
+        (.loopDetected("d"), 508, "loop-detected"),
     ])
     func catalogEntriesRoundTrip(problem: Problem, status: Int, slug: String) throws {
         let object = try JSONSerialization.jsonObject(with: Data(problem.jsonBytes)) as? [String: Any]

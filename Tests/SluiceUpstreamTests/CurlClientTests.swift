@@ -68,14 +68,16 @@ import Testing
         await client.shutdown()
     }
 
-    @Test func redirectToAnotherHostCarriesNoCredentials() async throws {
+    @Test func redirectToAListedHostCarriesNoCredentials() async throws {
         let data = RandomData.bytes(100_000)
         let origin = try await ServedOrigin.start(["file": data])
         let other = try await Peer.faultOrigin(root: origin.content.path)
         let client = try CurlClient()
         for auth in [AuthConfig.basic(username: "u", password: Secret("p")), .bearer(token: Secret("t0ken"))] {
             let upstream = try makeUpstream(
-                TestFixtures.config(.http, baseURL: origin.baseURL, auth: auth, headers: ["X-Api-Key": Secret("k3y")]),
+                TestFixtures.config(
+                    .http, baseURL: origin.baseURL, auth: auth, headers: ["X-Api-Key": Secret("k3y")],
+                    redirectHosts: [other.baseURL]),
                 client: client)
             let outcome = await TestFixtures.fetch(
                 upstream, "redirect-bare/\(other.port)/file", range: ByteRange(first: 10, last: 99))
@@ -115,6 +117,20 @@ import Testing
         #expect(looped?.error == .badStatus(302))
         // The first request and five hops; the sixth 302 is the answer.
         #expect(try await origin.requests().count == 6)
+        await client.shutdown()
+    }
+
+    /// Every hop names this process in `Via`, so a request that comes back to the gateway is recognised as a loop.
+    @Test func everyHopCarriesTheProcessVia() async throws {
+        let origin = try await ServedOrigin.start(["file": RandomData.bytes(100)])
+        let client = try CurlClient()
+        let upstream = try makeUpstream(TestFixtures.config(.http, baseURL: origin.baseURL), client: client)
+        let outcome = await TestFixtures.fetch(upstream, "redirect-bare/\(origin.port)/file")
+        #expect(outcome?.error == nil)
+        #expect(await TestFixtures.contentInfoError(upstream, "file") == nil)
+        let sent = try await origin.requests()
+        #expect(sent.count == 3 && sent.allSatisfy { $0.headers["via"] == "1.1 \(ViaPseudonym.own)" }, "\(sent)")
+        #expect(ViaPseudonym.own.hasPrefix("sluice-") && ViaPseudonym.own.count == 23)
         await client.shutdown()
     }
 

@@ -8,13 +8,14 @@ enum TestFixtures {
     /// An upstream configuration.
     static func config(
         _ kind: UpstreamKind, baseURL: String? = nil, root: String? = nil, auth: AuthConfig = .none,
-        headers: [String: Secret] = [:], firstByte: Duration = .seconds(10)
+        headers: [String: Secret] = [:], redirectHosts: [String] = [], firstByte: Duration = .seconds(10)
     ) -> UpstreamConfig {
         var config = UpstreamConfig(name: "test", kind: kind)
         config.baseURL = baseURL
         config.root = root
         config.auth = auth
         config.headers = headers
+        config.redirectHosts = redirectHosts
         config.timeouts.firstByte = firstByte
         config.timeouts.connect = .seconds(5)
         return config
