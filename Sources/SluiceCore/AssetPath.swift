@@ -1,4 +1,5 @@
-/// Why an asset path or asset ID was refused (contract §1: refused with 400 before any upstream is contacted).
+/// Why an asset path or asset ID was refused (docs/api.md, "Asset IDs and stream URLs": refused with 400 before
+/// any upstream is contacted).
 public enum AssetPathError: Error, Equatable, Sendable {
     /// The path has no segment.
     case empty

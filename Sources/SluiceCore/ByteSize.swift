@@ -1,4 +1,4 @@
-/// Byte sizes as written in the configuration (contract §3): `100`, `100B`, `512KiB`, `1MiB`, `20GiB`, `1TiB`
+/// Byte sizes as written in the configuration (docs/configuration.md): `100`, `100B`, `512KiB`, `1MiB`, `20GiB`, `1TiB`
 /// (binary, powers of 1024) or `10KB`, `5MB`, `2GB`, `1TB` (decimal, powers of 1000). Units are case-insensitive.
 public enum ByteSize {
     /// The number of bytes `text` names, at most ``ByteCount/maximum``.

@@ -1,4 +1,4 @@
-/// The whole gateway configuration (contract §3), validated and with every secret resolved.
+/// The whole gateway configuration (docs/configuration.md), validated and with every secret resolved.
 public struct SluiceConfig: Sendable {
     /// Listener, limits and admin token.
     public var server: ServerConfig
@@ -97,7 +97,7 @@ public struct LoggingConfig: Sendable {
     public init() {}
 }
 
-/// Upstream kinds of contract §3.
+/// Upstream kinds (docs/configuration.md, `upstreams`).
 public enum UpstreamKind: String, Sendable, CaseIterable {
     case webdav, http, directory, s3
     case googleDrive = "google-drive"

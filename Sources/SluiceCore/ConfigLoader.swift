@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reads and validates the JSON configuration (contract §3), resolving every secret and relative path.
+/// Reads and validates the JSON configuration (docs/configuration.md), resolving every secret and relative path.
 ///
 /// JSONSerialization rather than Codable, so that every unknown key, wrong type and missing secret can be
 /// reported with its full path, all at once (see ``ConfigErrors``).

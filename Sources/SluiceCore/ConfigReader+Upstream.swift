@@ -110,7 +110,7 @@ extension ConfigReader {
         return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     }
 
-    /// `access` is `public` (the default); signed URLs (contract §4) are not built yet.
+    /// `access` is `public` (the default); signed URLs are not built yet.
     private func readAccess(_ object: [String: Any], at parent: String) {
         guard let access = string(object, "access", at: parent) else { return }
         switch access {

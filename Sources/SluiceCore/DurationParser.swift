@@ -1,4 +1,4 @@
-/// Durations as written in the configuration (contract §3): a whole number and one unit,
+/// Durations as written in the configuration (docs/configuration.md): a whole number and one unit,
 /// `500ms`, `30s`, `15m`, `12h` or `90d`.
 public enum DurationParser {
     /// The longest duration accepted: 100 years. Durations become milliseconds for libcurl and seconds in 32 bits for

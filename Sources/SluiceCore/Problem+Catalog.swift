@@ -1,10 +1,10 @@
 extension Problem {
-    /// 400: the asset path or request is malformed (contract §1).
+    /// 400: the asset path or request is malformed (docs/api.md, Errors).
     public static func badRequest(_ detail: String) -> Problem {
         Problem(slug: "bad-request", title: "Bad request", status: 400, detail: detail)
     }
 
-    /// 403: a signature is missing, expired or wrong, or an admin token is missing (contract §4, §5).
+    /// 403: a signature is missing, expired or wrong, or an admin token is missing (docs/api.md, Admin API).
     public static func forbidden(_ detail: String) -> Problem {
         Problem(slug: "forbidden", title: "Forbidden", status: 403, detail: detail)
     }

@@ -34,7 +34,7 @@ struct ServedBody: Sendable {
     var onComplete: (@Sendable (Bool) -> Void)? = nil
 }
 
-/// The `X-Cache` outcome of a stream response (contract §2).
+/// The `X-Cache` outcome of a stream response (docs/api.md, Streams).
 enum CacheStatus: String, Sendable {
     /// Every byte came from the cache.
     case hit = "HIT"

@@ -8,7 +8,7 @@ extension ContentInfo {
         strongETag ?? lastModified.map(HTTPDate.format)
     }
 
-    /// Representation header fields every stream response carries (contract §2).
+    /// Representation header fields every stream response carries (docs/api.md, Streams).
     var representationFields: [(name: String, value: String)] {
         var fields = [("Accept-Ranges", "bytes"), ("Content-Type", contentType ?? "application/octet-stream")]
         if let etag { fields.append(("ETag", etag)) }

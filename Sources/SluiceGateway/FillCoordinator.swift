@@ -5,8 +5,8 @@ import SluiceCore
 import SluiceUpstream
 import Synchronization
 
-/// Shares upstream fetches among readers and writes what they fetch into the chunk store (design.md,
-/// "Fill coordinator").
+/// Shares upstream fetches among readers and writes what they fetch into the chunk store (docs/architecture.md,
+/// "A cold miss, file by file").
 ///
 /// One fill fetches one run of missing chunks of one asset version; every reader needing those bytes attaches to
 /// it from its own offset and is woken as bytes arrive, not at chunk end. A fill runs at most `readahead` ahead

@@ -2,7 +2,7 @@ import Foundation
 import SluiceCore
 import SluiceHTTP
 
-/// Answers `POST /resolve` (`{"assetId": "nas://music/a.mp3"}` → `{"url": "/stream/nas/music/a.mp3"}`, contract §1),
+/// Answers `POST /resolve` (`{"assetId": "nas://music/a.mp3"}` → `{"url": "/stream/nas/music/a.mp3"}`, docs/api.md),
 /// so apps holding asset IDs never build stream URLs by hand.
 struct ResolveHandler: Sendable {
     /// Names of the configured upstreams.

@@ -2,7 +2,8 @@ import SluiceCore
 import SluiceHTTP
 import SluiceUpstream
 
-/// Answers `GET` and `HEAD /stream/{upstream}/{path}` with RFC 9110 range and conditional semantics (contract §2).
+/// Answers `GET` and `HEAD /stream/{upstream}/{path}` with RFC 9110 range and conditional semantics
+/// (docs/api.md, Streams).
 ///
 /// Two entry points share one plan: ``respondImmediately(to:)`` answers on the HTTP worker thread what needs no
 /// waiting (fresh content info and every byte on disk), ``respond(to:)`` everything else.

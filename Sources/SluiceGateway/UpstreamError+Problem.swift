@@ -2,7 +2,7 @@ import SluiceCore
 import SluiceUpstream
 
 extension UpstreamError {
-    /// The problem answered to the client (contract §2 status mapping). Details never hold a secret.
+    /// The problem answered to the client (docs/api.md, Errors). Details never hold a secret.
     var problem: Problem {
         switch self {
         case .notFound: .notFound("the upstream has no such object")

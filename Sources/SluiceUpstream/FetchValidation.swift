@@ -1,7 +1,7 @@
 import SluiceCore
 
 /// Checks a GET response against what was asked, in the manner of nginx's slice module and rclone's
-/// `CheckContentRange` (providers.md §0.2), before any byte of it is trusted.
+/// `CheckContentRange`, before any byte of it is trusted.
 struct FetchValidation: Sendable {
     /// The range sent in `Range`, nil for the whole object.
     var requested: ByteRange?

@@ -6,7 +6,7 @@ import SluiceGateway
     import FoundationNetworking
 #endif
 
-/// A running gateway's admin API (contract §5), called with the admin bearer token.
+/// A running gateway's admin API (docs/api.md, Admin API), called with the admin bearer token.
 struct CacheServer: CacheTarget {
     /// The gateway's base URL (its admin listener when `server.adminListen` is set).
     let base: URL

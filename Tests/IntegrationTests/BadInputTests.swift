@@ -3,7 +3,7 @@ import SluiceCore
 import SluiceTestSupport
 import Testing
 
-/// Bad asset paths are refused with 400 problem+json before any upstream is contacted (contract §1); unknown
+/// Bad asset paths are refused with 400 problem+json before any upstream is contacted (docs/api.md); unknown
 /// upstreams are 404. The origin's own counters prove it received nothing.
 @Suite struct BadInputTests {
     /// Request targets (sent byte for byte) that must be refused.

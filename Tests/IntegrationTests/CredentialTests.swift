@@ -4,7 +4,7 @@ import SluiceTestSupport
 import Testing
 
 /// Wrong upstream credentials answer 502, and the configured password appears in no response (status line,
-/// headers, body) and no log line, in any encoding it could take on the wire (contract §2).
+/// headers, body) and no log line, in any encoding it could take on the wire (docs/api.md, Hostile input).
 @Suite struct CredentialTests {
     /// A unique wrong password and the forms it could leak in.
     struct WrongPassword {
@@ -49,8 +49,8 @@ import Testing
                 #expect(result.status == 502, "\(method) \(headers)")
                 answers.append(result)
             }
-            // The admin API reports upstream errors (contract §5); its statuses are tested with it, here only
-            // that whatever it answers holds no password.
+            // The admin API reports upstream errors (docs/api.md, Admin API); its statuses are tested with it, here
+            // only that whatever it answers holds no password.
             for path in ["/admin/upstreams", "/admin/cache", "/metrics"] {
                 answers.append(
                     try await TestHTTP.get(gateway.url(path), headers: ["Authorization": "Bearer \(adminToken)"]))

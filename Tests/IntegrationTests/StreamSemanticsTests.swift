@@ -135,7 +135,7 @@ import Testing
         withExtendedLifetime(origin) {}
     }
 
-    /// Names needing percent-encoding reach each upstream intact (contract §1: segments percent-encoded on the way
+    /// Names needing percent-encoding reach each upstream intact (docs/api.md: segments percent-encoded on the way
     /// to the upstream).
     @Test(arguments: OriginKind.allCases)
     func namesThatNeedEncodingAreServed(kind: OriginKind) async throws {

@@ -3,7 +3,7 @@ import SluiceCore
 import SluiceTestSupport
 import Testing
 
-/// Upstream failures map to the contract's statuses (§2): missing 404, refused credentials 502, broken 502,
+/// Upstream failures map to the statuses of docs/api.md (Errors): missing 404, refused credentials 502, broken 502,
 /// too slow 504, each as problem+json and within the configured timeouts.
 @Suite struct UpstreamFailureTests {
     /// An upstream of `kind` whose base is `prefix` on the fault origin (`status/404/`, `stall/`, …).

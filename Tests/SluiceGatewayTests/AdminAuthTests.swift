@@ -4,7 +4,7 @@ import Testing
 
 @Suite("Admin API authorization")
 struct AdminAuthTests {
-    /// Every admin call of contract §5 (and the verify extension), with an asset that exists.
+    /// Every admin call of docs/api.md (Admin API), with an asset that exists.
     static let calls: [(method: String, target: String)] = [
         ("GET", "/admin/cache"),
         ("DELETE", "/admin/cache"),

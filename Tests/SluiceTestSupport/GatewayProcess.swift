@@ -20,7 +20,7 @@ public final class GatewayProcess: Sendable {
         self.workspace = workspace
     }
 
-    /// Writes `configJSON` (contract §3; listen on `127.0.0.1:0` so the kernel picks the port) and starts the
+    /// Writes `configJSON` (docs/configuration.md; listen on `127.0.0.1:0` so the kernel picks the port) and starts the
     /// gateway with `environment` added (secrets for `…Env` keys), under a soft open-file limit of
     /// `softFileLimit` when given (set by the shell that execs it). Waits until it logs `listening`.
     public static func start(

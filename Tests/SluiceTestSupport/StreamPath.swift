@@ -1,6 +1,6 @@
 import Foundation
 
-/// Builds `/stream/{upstream}/{path}` request targets the way a client should (contract §1).
+/// Builds `/stream/{upstream}/{path}` request targets the way a client should (docs/api.md, Asset IDs and stream URLs).
 public enum StreamPath {
     /// `/stream/upstream/seg1/seg2…` with every path segment percent-encoded (RFC 3986 unreserved kept).
     public static func target(_ upstream: String, _ path: String) -> String {

@@ -4,7 +4,8 @@ import SluiceCore
 import SluiceHTTP
 import SluiceUpstream
 
-/// Answers `/admin/*` and `/metrics` (contract §5): bearer-token check, then the call named by method and path.
+/// Answers `/admin/*` and `/metrics` (docs/api.md, Admin API): bearer-token check, then the call named by method
+/// and path.
 ///
 /// Runs on request tasks. Store calls are short index queries, except verification, which runs on a Dispatch
 /// queue so that it never holds a cooperative thread.

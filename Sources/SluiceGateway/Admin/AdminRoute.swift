@@ -1,6 +1,6 @@
 import SluiceCore
 
-/// One admin call, parsed from the request method and raw (percent-encoded) path (contract §5).
+/// One admin call, parsed from the request method and raw (percent-encoded) path (docs/api.md, Admin API).
 enum AdminRoute: Equatable {
     /// `GET /metrics`.
     case metrics

@@ -1,7 +1,7 @@
 import SluiceCore
 
 extension Problem {
-    /// 401: the admin bearer token is missing or wrong (contract §5).
+    /// 401: the admin bearer token is missing or wrong (docs/api.md, Admin API).
     static func unauthorized(_ detail: String) -> Problem {
         Problem(slug: "unauthorized", title: "Unauthorized", status: 401, detail: detail)
     }
