@@ -2,8 +2,9 @@ import SluiceCore
 import SluiceHTTP
 
 /// Writes one structured line per finished request: request id, method, path, upstream, range, status,
-/// bytes sent, duration, cache outcome and upstream first-byte time. The query string is never logged
-/// (it may carry a URL signature), nor is any request header other than Range.
+/// bytes sent (for a stream response also split by source, docs/api.md "Byte accounting"), duration, cache outcome
+/// and upstream first-byte time. The query string is never logged (it may carry a URL signature), nor is any request
+/// header other than Range.
 struct AccessLog: Sendable {
     /// Where lines go.
     let logger: Logger
@@ -26,7 +27,15 @@ struct AccessLog: Sendable {
         ]
         if !exchange.completed { fields["aborted"] = "true" }
         if let range = request.headers["Range"] { fields["range"] = String(range.prefix(100)) }
-        if let cache = exchange.responseHeaders["X-Cache"] { fields["cache.status"] = cache }
+        if let cache = exchange.responseHeaders["X-Cache"] {
+            fields["cache.status"] = cache
+            // A streamed body knows its split; any other body of a stream response is a hit from the store.
+            let split: (cache: Int64, upstream: Int64) =
+                (exchange.bodySource as? CachedBody)?.delivered
+                ?? (cache == CacheStatus.hit.rawValue ? (exchange.bytesSent, 0) : (0, exchange.bytesSent))
+            fields["bytes.cache"] = String(split.cache)
+            fields["bytes.upstream"] = String(split.upstream)
+        }
         if let upstream = StreamRoute.upstreamName(fromPath: request.path) { fields["upstream"] = upstream }
         if let timing = exchange.responseHeaders["Server-Timing"], let dur = timing.split(separator: "=").last {
             fields["upstream.ms"] = String(dur)

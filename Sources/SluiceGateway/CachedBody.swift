@@ -32,6 +32,9 @@ final class CachedBody: HTTPBodySource {
     private let lease: CacheLease
     private let chunkSize: Int64
     private let state = Mutex(State())
+    /// Bytes delivered that count as from the cache, and as fetched for this response, for the access log.
+    private let deliveredFromCache = Atomic<Int64>(0)
+    private let deliveredFromUpstream = Atomic<Int64>(0)
 
     /// Creates a reader of `range` for `context`'s asset; it holds a lease on the asset until closed. Bytes it
     /// delivers are counted in `traffic`, by whether their chunk was among `missingAtStart`.
@@ -54,13 +57,24 @@ final class CachedBody: HTTPBodySource {
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) -> HTTPBodyRead {
         let p = range.first + offset
         let read = readBytes(at: p, into: buffer)
-        if case .bytes(let n) = read, let traffic {
+        if case .bytes(let n) = read {
             // One read never spans two chunks: a fill copies from one chunk's memory, the store up to a chunk's end.
             let chunk = p / chunkSize
-            let fetched = missingAtStart.contains { $0.contains(chunk) }
-            traffic.send(fromCache: fetched ? 0 : Int64(n), fromUpstream: fetched ? Int64(n) : 0)
+            let count = Int64(n)
+            if missingAtStart.contains(where: { $0.contains(chunk) }) {
+                deliveredFromUpstream.wrappingAdd(count, ordering: .relaxed)
+                traffic?.send(fromCache: 0, fromUpstream: count)
+            } else {
+                deliveredFromCache.wrappingAdd(count, ordering: .relaxed)
+                traffic?.send(fromCache: count, fromUpstream: 0)
+            }
         }
         return read
+    }
+
+    /// The bytes delivered so far, by where they count as coming from.
+    var delivered: (cache: Int64, upstream: Int64) {
+        (deliveredFromCache.load(ordering: .relaxed), deliveredFromUpstream.load(ordering: .relaxed))
     }
 
     private func readBytes(at p: Int64, into buffer: UnsafeMutableRawBufferPointer) -> HTTPBodyRead {

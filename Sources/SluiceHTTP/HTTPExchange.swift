@@ -27,6 +27,9 @@ public struct HTTPExchange: Sendable {
     /// Body bytes handed to the network: for streamed bodies the bytes the source delivered, for in-memory and
     /// file bodies their length when the exchange completed, 0 for HEAD.
     public var bytesSent: Int64
+    /// The source of a streamed body (``HTTPResponse/Body/stream(length:source:)``), nil for any other body: what
+    /// it knows of the bytes it delivered can go into the access log.
+    public var bodySource: (any HTTPBodySource)?
     /// `true` when libmicrohttpd reports the response fully sent; `false` when the client left, the body source
     /// failed, a timeout hit or the server shut down.
     public var completed: Bool
@@ -48,12 +51,14 @@ public struct HTTPExchange: Sendable {
 
     /// The record of a request the server finished; its ``request`` is made when first read.
     init(
-        finished: FinishedRequest, status: Int, responseHeaders: HTTPHeaders, bytesSent: Int64, completed: Bool,
-        startedAt: ContinuousClock.Instant, finishedAt: ContinuousClock.Instant
+        finished: FinishedRequest, status: Int, responseHeaders: HTTPHeaders, bytesSent: Int64,
+        bodySource: (any HTTPBodySource)?, completed: Bool, startedAt: ContinuousClock.Instant,
+        finishedAt: ContinuousClock.Instant
     ) {
         self.init(
             source: .finished(finished), status: status, responseHeaders: responseHeaders, bytesSent: bytesSent,
             completed: completed, startedAt: startedAt, finishedAt: finishedAt)
+        self.bodySource = bodySource
     }
 
     private init(

@@ -170,7 +170,7 @@ final class RequestContext: Sendable {
                 finished: FinishedRequest(
                     context: self, method: snapshot.method, headers: snapshot.headers, body: snapshot.body),
                 status: snapshot.status, responseHeaders: snapshot.responseHeaders,
-                bytesSent: bytesSent, completed: terminatedOK,
+                bytesSent: bytesSent, bodySource: snapshot.stream?.source, completed: terminatedOK,
                 startedAt: startedAt, finishedAt: finishedAt))
     }
 

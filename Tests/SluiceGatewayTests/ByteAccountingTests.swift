@@ -111,6 +111,37 @@ struct ByteAccountingTests {
         }
     }
 
+    @Test("access lines split the bytes of a PARTIAL as /admin/cache does; a HIT's all from cache, a MISS's not")
+    func accessLog() async throws {
+        try await Rig.run(files: ["a.bin": 3 * Int(Self.chunk)]) { rig in
+            let requests: [(id: String, range: ClosedRange<Int>, cache: Int64, upstream: Int64)] = [
+                ("acct-miss", 0...9, 0, 10),
+                ("acct-partial", 0...99_999, Self.chunk, 100_000 - Self.chunk),
+                ("acct-hit", 5...65_000, 64_996, 0),
+            ]
+            for request in requests {
+                let result = try await TestHTTP.get(
+                    rig.gateway.streamURL("web", "a.bin"),
+                    headers: [
+                        "Range": "bytes=\(request.range.lowerBound)-\(request.range.upperBound)",
+                        "X-Request-Id": request.id,
+                    ])
+                #expect(result.body == Array(rig.files["a.bin"]![request.range]), "\(request.id)")
+                _ = try await rig.totals()
+                let line = try #require(
+                    await Poll.value(within: .seconds(5), every: .milliseconds(20)) {
+                        rig.gateway.log.lines(containing: request.id).last { $0.contains("status=206") }
+                    }, "no access line for \(request.id)")
+                #expect(line.contains("bytes=\(request.range.count) "), "\(line)")
+                #expect(line.contains("bytes.cache=\(request.cache) "), "\(line)")
+                #expect(line.contains("bytes.upstream=\(request.upstream)"), "\(line)")
+            }
+            let figures = Self.figures(try await rig.totals())
+            #expect(figures.cache == requests.map(\.cache).reduce(0, +), "\(figures)")
+            #expect(figures.upstream == requests.map(\.upstream).reduce(0, +), "\(figures)")
+        }
+    }
+
     @Test("16 readers of one cold fill: one fetch, and every byte sent counted once")
     func coalescedReaders() async throws {
         let size = 16 * Int(Self.chunk)
