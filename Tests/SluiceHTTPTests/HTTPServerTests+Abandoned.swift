@@ -40,7 +40,7 @@ extension HTTPServerTests {
         var options = loopbackOptions(perIP: 256)
         options.headerTimeout = .seconds(1)
         try await withServer(options, handler: Self.ok) { server in
-            async let lifetimes = onOwnThread { try Self.drip(connections: 100, port: server.port) }
+            async let lifetimes = onOwnThread { try RawHTTP.drip(connections: 100, port: server.port) }
             try await Task.sleep(for: .milliseconds(300))
             let response = try await onOwnThread { try RawHTTPConnection(port: server.port).get("/meanwhile") }
             #expect(response.status == 200)
@@ -61,33 +61,5 @@ extension HTTPServerTests {
             try await Task.sleep(for: .seconds(2))
             #expect(try await onOwnThread { try connection.get("/second") }.status == 200)
         }
-    }
-
-    /// Opens `connections` connections and sends each a byte of a never-ending head every 100 ms until the server
-    /// closes it; how long each lived.
-    private static func drip(connections: Int, port: Int) throws -> [Duration] {
-        let started = ContinuousClock.now
-        var open = try (0..<connections).map { _ in try RawHTTP.connect(port: port) }
-        defer { for descriptor in open { close(descriptor) } }
-        let head = Array("GET /slow HTTP/1.1\r\nHost: t\r\nX-Drip: ".utf8)
-        var lifetimes: [Duration] = []
-        var sent = 0
-        while !open.isEmpty, ContinuousClock.now - started < .seconds(10) {
-            let byte = sent < head.count ? head[sent] : UInt8(ascii: "a")
-            sent += 1
-            open.removeAll { descriptor in
-                var probe: UInt8 = 0
-                let closed =
-                    recv(descriptor, &probe, 1, Int32(MSG_DONTWAIT)) == 0
-                    || withUnsafePointer(to: byte) { send(descriptor, $0, 1, Int32(MSG_NOSIGNAL)) } != 1
-                if closed {
-                    lifetimes.append(ContinuousClock.now - started)
-                    close(descriptor)
-                }
-                return closed
-            }
-            usleep(100_000)
-        }
-        return lifetimes
     }
 }

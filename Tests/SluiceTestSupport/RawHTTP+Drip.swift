@@ -1,0 +1,32 @@
+import Foundation
+
+extension RawHTTP {
+    /// Opens `connections` connections to 127.0.0.1:`port` and sends each a byte of a never-ending request head
+    /// every 100 ms until the server closes it (for at most `limit`); returns how long each one lived, for the
+    /// connections the server closed.
+    public static func drip(connections: Int, port: Int, limit: Duration = .seconds(10)) throws -> [Duration] {
+        let started = ContinuousClock.now
+        var open = try (0..<connections).map { _ in try connect(port: port) }
+        defer { for descriptor in open { close(descriptor) } }
+        let head = Array("GET /slow HTTP/1.1\r\nHost: t\r\nX-Drip: ".utf8)
+        var lifetimes: [Duration] = []
+        var sent = 0
+        while !open.isEmpty, ContinuousClock.now - started < limit {
+            let byte = sent < head.count ? head[sent] : UInt8(ascii: "a")
+            sent += 1
+            open.removeAll { descriptor in
+                var probe: UInt8 = 0
+                let closed =
+                    recv(descriptor, &probe, 1, Int32(MSG_DONTWAIT)) == 0
+                    || withUnsafePointer(to: byte) { Glibc.send(descriptor, $0, 1, Int32(MSG_NOSIGNAL)) } != 1
+                if closed {
+                    lifetimes.append(ContinuousClock.now - started)
+                    close(descriptor)
+                }
+                return closed
+            }
+            usleep(100_000)
+        }
+        return lifetimes
+    }
+}
