@@ -1,4 +1,4 @@
 /// The release version printed by `sluice version`.
 enum SluiceVersion {
-    static let current = "0.1.11"
+    static let current = "0.2.0"
 }
