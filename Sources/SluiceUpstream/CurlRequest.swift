@@ -18,10 +18,9 @@ struct CurlRequest: Sendable {
     var url: String
     /// `Name: value` lines sent to every hop of a redirect chain (Range, Depth, Content-Type).
     var headers: [String] = []
-    /// `Name: value` lines that carry credentials (Bearer, configured static headers): only sent to the first origin.
-    var credentialHeaders: [Secret] = []
-    /// User and password, only sent to the first origin.
-    var auth: Auth = .none
+    /// What proves who the gateway is (header lines, a login for libcurl), taken from the upstream's
+    /// ``Authorizer`` when the attempt is sent; only sent to the first origin.
+    var credentials: Credentials = .none
     /// Request body (PROPFIND XML).
     var body: [UInt8]?
     /// Timeouts of the upstream.

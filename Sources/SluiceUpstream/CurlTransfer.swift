@@ -63,7 +63,7 @@ final class CurlTransfer: @unchecked Sendable {
         let context = retained?.toOpaque()
         let sameOrigin = CurlURL.sameOrigin(url, request.url)
         var lines = request.headers + [ViaPseudonym.headerLine]
-        if sameOrigin { lines += request.credentialHeaders.map(\.value) }
+        if sameOrigin { lines += request.credentials.headers.map(\.value) }
         // An empty "Expect:" stops libcurl from waiting for 100-continue before a PROPFIND body (libcurl's
         // CURLOPT_HTTPHEADER(3): "a header with no content ... disables it").
         lines.append("Expect:")
@@ -102,7 +102,7 @@ final class CurlTransfer: @unchecked Sendable {
             codes.append(body.withUnsafeBytes { sluice_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress) })
         }
         if sameOrigin {
-            switch request.auth {
+            switch request.credentials.login {
             case .none: break
             case .basic(let username, let password):
                 codes += credentials(easy, scheme: sluice_auth_basic(), username, password)

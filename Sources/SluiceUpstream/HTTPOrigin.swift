@@ -5,12 +5,13 @@ import SluiceCore
 struct HTTPOrigin: Sendable {
     private let client: CurlClient
     private let baseURL: String
-    private let auth: CurlRequest.Auth
-    private let credentialHeaders: [Secret]
+    private let authorizer: any Authorizer
     private let timeouts: UpstreamTimeouts
     private let redirects: RedirectPolicy
 
-    init(_ config: UpstreamConfig, client: CurlClient) throws(UpstreamSetupError) {
+    /// The origin `config` names, whose requests carry what `authorizer` gives (by default the configuration's
+    /// static credentials).
+    init(_ config: UpstreamConfig, client: CurlClient, authorizer: (any Authorizer)? = nil) throws(UpstreamSetupError) {
         guard let base = config.baseURL, let origin = CurlURL.origin(base), ["http", "https"].contains(origin.scheme)
         else { throw .badBaseURL(upstream: config.name) }
         var allowed: Set = [origin]
@@ -24,23 +25,11 @@ struct HTTPOrigin: Sendable {
         self.client = client
         self.baseURL = base.hasSuffix("/") ? base : base + "/"
         self.timeouts = config.timeouts
-        var lines: [Secret] = []
-        for (name, value) in config.headers.sorted(by: { $0.key < $1.key }) {
-            let breaks = { (text: String) in text.unicodeScalars.contains { $0 == "\r" || $0 == "\n" } }
-            guard !name.isEmpty, !name.contains(":"), !breaks(name), !breaks(value.value) else {
-                throw .badHeader(upstream: config.name, name: name)
-            }
-            lines.append(Secret("\(name): \(value.value)"))
+        if let authorizer {
+            self.authorizer = authorizer
+        } else {
+            self.authorizer = try StaticAuthorizer(config)
         }
-        switch config.auth {
-        case .none: auth = .none
-        case .basic(let username, let password): auth = .basic(username: username, password: password)
-        case .digest(let username, let password): auth = .digest(username: username, password: password)
-        case .bearer(let token):
-            auth = .none
-            lines.append(Secret("Authorization: Bearer \(token.value)"))
-        }
-        self.credentialHeaders = lines
     }
 
     /// The object's URL: the base followed by the already percent-encoded path.
@@ -48,19 +37,28 @@ struct HTTPOrigin: Sendable {
         baseURL + path.percentEncoded
     }
 
-    /// A request for `path` carrying this upstream's credentials.
+    /// A request for `path`; its credentials are attached when it is sent.
     func request(_ method: String, _ path: AssetPath, headers: [String] = [], body: [UInt8]? = nil) -> CurlRequest {
         var redirects = redirects
         redirects.ownListeners = client.ownListeners
         return CurlRequest(
-            method: method, url: url(for: path), headers: headers, credentialHeaders: credentialHeaders, auth: auth,
-            body: body, timeouts: timeouts, redirects: redirects
-        )
+            method: method, url: url(for: path), headers: headers, body: body, timeouts: timeouts,
+            redirects: redirects)
     }
 
-    /// Sends `request` and buffers the answer (see ``CurlClient/perform(_:bodyLimit:)``).
+    /// Sends `request` with the credentials current now and buffers the answer (see
+    /// ``CurlClient/perform(_:bodyLimit:)``); a 401 is answered once more if the authorizer renewed them.
     func perform(_ request: CurlRequest, bodyLimit: Int) async throws(UpstreamError) -> CurlResponse {
-        try await client.perform(request, bodyLimit: bodyLimit)
+        var attempt = request
+        if let ready = authorizer.ready {
+            attempt.credentials = ready
+        } else {
+            attempt.credentials = try await authorizer.credentials()
+        }
+        let response = try await client.perform(attempt, bodyLimit: bodyLimit)
+        guard response.head.status == 401, await authorizer.refused(attempt.credentials) else { return response }
+        attempt.credentials = try await authorizer.credentials()
+        return try await client.perform(attempt, bodyLimit: bodyLimit)
     }
 
     /// GET with `Range: bytes=a-b` (and `If-Range`), validated and streamed into `sink` as bytes arrive.
@@ -72,11 +70,16 @@ struct HTTPOrigin: Sendable {
             condition = ifRange.flatMap(IfRangeCondition.init)
             if let condition { headers.append("If-Range: \(condition.headerValue)") }
         }
-        let delegate = FetchTransferDelegate(
-            sink: sink, validation: FetchValidation(requested: range, ifRange: condition))
-        let transfer = CurlTransfer(request: request("GET", path, headers: headers), delegate: delegate)
-        client.start(transfer)
-        return CurlFetchHandle(inbox: client.inbox, transfer: transfer)
+        let request = request("GET", path, headers: headers)
+        let validation = FetchValidation(requested: range, ifRange: condition)
+        return AuthorizedFetch(authorizer: authorizer, sink: sink) { [client] credentials, sink in
+            var attempt = request
+            attempt.credentials = credentials
+            let transfer = CurlTransfer(
+                request: attempt, delegate: FetchTransferDelegate(sink: sink, validation: validation))
+            return AuthorizedFetch.Attempt(
+                handle: CurlFetchHandle(inbox: client.inbox, transfer: transfer), start: { client.start(transfer) })
+        }
     }
 
     /// Content info from `HEAD`; when HEAD is refused (405/501) or carries no length, from `GET` with

@@ -1,0 +1,33 @@
+import SluiceCore
+
+/// Credentials that never change: Basic, Digest, a bearer token and static headers from the configuration. A refusal
+/// is final: the same credentials would be refused again.
+struct StaticAuthorizer: Authorizer {
+    let fixed: Credentials
+
+    /// The credentials `config` names; header names and values are checked for what would split a header line.
+    init(_ config: UpstreamConfig) throws(UpstreamSetupError) {
+        var lines: [Secret] = []
+        for (name, value) in config.headers.sorted(by: { $0.key < $1.key }) {
+            let breaks = { (text: String) in text.unicodeScalars.contains { $0 == "\r" || $0 == "\n" } }
+            guard !name.isEmpty, !name.contains(":"), !breaks(name), !breaks(value.value) else {
+                throw .badHeader(upstream: config.name, name: name)
+            }
+            lines.append(Secret("\(name): \(value.value)"))
+        }
+        var login = CurlRequest.Auth.none
+        switch config.auth {
+        case .none: break
+        case .basic(let username, let password): login = .basic(username: username, password: password)
+        case .digest(let username, let password): login = .digest(username: username, password: password)
+        case .bearer(let token): lines.append(Secret("Authorization: Bearer \(token.value)"))
+        }
+        fixed = Credentials(headers: lines, login: login)
+    }
+
+    var ready: Credentials? { fixed }
+
+    func credentials() async throws(UpstreamError) -> Credentials { fixed }
+
+    func refused(_ used: Credentials) async -> Bool { false }
+}
