@@ -15,6 +15,7 @@ extension UpstreamError {
         case .protocolViolation(let what): .badGateway("the upstream answered incorrectly: \(what)")
         // Where the redirect led stays in the log: the client learns nothing about the upstream's network.
         case .redirectRefused: .badGateway("the upstream redirected to a host that is not configured")
+        case .credentialsUnavailable(let reason): .badGateway(reason)
         case .changed: .unavailable("the object changed while it was being read; retry")
         case .rangeNotSatisfiable: .badGateway("the upstream refused a range inside the object")
         case .cancelled: .unavailable("the request was cancelled")
@@ -35,6 +36,7 @@ extension UpstreamError {
         case .badStatus: "bad_status"
         case .protocolViolation: "protocol_violation"
         case .redirectRefused: "redirect_refused"
+        case .credentialsUnavailable: "credentials_unavailable"
         case .changed: "changed"
         case .rangeNotSatisfiable: "range_not_satisfiable"
         case .cancelled: "cancelled"

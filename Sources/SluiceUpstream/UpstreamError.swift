@@ -18,6 +18,9 @@ public enum UpstreamError: Error, Equatable, Sendable {
     case protocolViolation(String)
     /// A redirect led somewhere the upstream's configuration does not allow; nothing was sent there. Maps to 502.
     case redirectRefused(RedirectRefusal)
+    /// The upstream's credentials cannot be had (an OAuth2 grant was refused, its token file cannot be written, its
+    /// token endpoint cannot be reached); the reason names the upstream and the fix, never a secret. Maps to 502.
+    case credentialsUnavailable(String)
     /// `If-Range` did not hold: the object changed since its content info was taken.
     case changed
     /// The requested range starts past the end of the object (416 from upstream).

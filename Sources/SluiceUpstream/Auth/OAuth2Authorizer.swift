@@ -1,0 +1,169 @@
+import Foundation
+import SluiceCore
+import Synchronization
+
+/// An OAuth2 upstream's ``Authorizer``: attaches the current access token as `Authorization: Bearer`, renews it
+/// through its ``TokenEndpoint`` ahead of expiry and after a 401, one refresh at a time however many attempts wait,
+/// and stores every rotated pair in its ``TokenFile`` before using it. Drives ``TokenLifecycle``.
+final class OAuth2Authorizer: Authorizer, Sendable {
+    /// What the admin API shows of the token: never the token.
+    enum State: Equatable, Sendable {
+        case valid(expiry: Date)
+        case refreshing
+        case failed(reason: String)
+    }
+
+    private typealias Waiter = CheckedContinuation<Result<OAuth2Token, UpstreamError>, Never>
+
+    private struct Driver {
+        var lifecycle: TokenLifecycle
+        var waiters: [Waiter] = []
+        var refreshes = 0
+        var failures = 0
+    }
+
+    private let endpoint: any TokenEndpoint
+    private let file: TokenFile
+    private let extraHeaders: [Secret]
+    private let logger: Logger?
+    private let now: @Sendable () -> Date
+    private let driver: Mutex<Driver>
+
+    /// An authorizer starting from `token` (read from `file`), adding `extraHeaders` (static headers) to each attempt.
+    init(
+        upstream: String, token: OAuth2Token, endpoint: any TokenEndpoint, file: TokenFile, extraHeaders: [Secret] = [],
+        margin: TimeInterval = 60, firstRetry: Duration = .milliseconds(500), logger: Logger? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.endpoint = endpoint
+        self.file = file
+        self.extraHeaders = extraHeaders
+        self.logger = logger
+        self.now = now
+        driver = Mutex(
+            Driver(lifecycle: TokenLifecycle(upstream: upstream, token: token, margin: margin, firstRetry: firstRetry)))
+    }
+
+    var ready: Credentials? {
+        let moment = now()
+        return driver.withLock { driver -> Credentials? in
+            guard case .usable(let token) = driver.lifecycle.phase,
+                !token.isDue(at: moment, margin: driver.lifecycle.margin)
+            else { return nil }
+            return credentials(with: token)
+        }
+    }
+
+    func credentials() async throws(UpstreamError) -> Credentials {
+        let moment = now()
+        let token = try await outcome { $0.need(at: moment) }.get()
+        return credentials(with: token)
+    }
+
+    func refused(_ used: Credentials) async -> Bool {
+        guard let access = used.headers.lazy.compactMap(Self.bearer).first else { return false }
+        return (try? await outcome { $0.rejected(access) }.get()) != nil
+    }
+
+    /// The token's state, for the admin API.
+    var state: State {
+        driver.withLock { driver in
+            switch driver.lifecycle.phase {
+            case .usable(let token): .valid(expiry: token.expiry)
+            case .refreshing: .refreshing
+            case .failed(let reason): .failed(reason: reason)
+            }
+        }
+    }
+
+    /// Refreshes made and refreshes that failed, since start.
+    var counts: (refreshes: Int, failures: Int) { driver.withLock { ($0.refreshes, $0.failures) } }
+
+    private func credentials(with token: OAuth2Token) -> Credentials {
+        Credentials(headers: extraHeaders + [token.authorization])
+    }
+
+    private static func bearer(_ line: Secret) -> Secret? {
+        let prefix = "Authorization: Bearer "
+        return line.value.hasPrefix(prefix) ? Secret(String(line.value.dropFirst(prefix.count))) : nil
+    }
+
+    /// Applies `event` and returns the token the asking attempt gets, waiting for a refresh when the event says so.
+    private func outcome(_ event: (inout TokenLifecycle) -> TokenLifecycle.Action) async -> Result<
+        OAuth2Token, UpstreamError
+    > {
+        await withCheckedContinuation { (waiter: Waiter) in
+            let action = driver.withLock { driver -> TokenLifecycle.Action in
+                let action = event(&driver.lifecycle)
+                if case .wait = action { driver.waiters.append(waiter) }
+                if case .refresh = action { driver.waiters.append(waiter) }
+                return action
+            }
+            switch action {
+            case .use(let token): waiter.resume(returning: .success(token))
+            case .fail(let error): waiter.resume(returning: .failure(error))
+            case .wait: break
+            case .refresh(let refreshToken): startRefresh(refreshToken, after: nil)
+            case .retryRefresh, .store, .release, .failWaiters:
+                preconditionFailure("\(action) answers an attempt")
+            }
+        }
+    }
+
+    private func startRefresh(_ refreshToken: Secret, after delay: Duration?) {
+        Task {
+            if let delay {
+                // Jitter spreads the retries of many gateways sharing one client.
+                try? await Task.sleep(for: delay + .milliseconds(Int.random(in: 0...250)))
+            }
+            let result = await endpoint.refresh(refreshToken)
+            switch result {
+            case .success(let token): perform(driver.withLock { $0.lifecycle.refreshed(token) })
+            case .failure(let error):
+                logger?.warning(
+                    "OAuth2 token refresh failed",
+                    ["upstream": driver.withLock { $0.lifecycle.upstream }, "error": "\(error)"])
+                perform(
+                    driver.withLock { driver in
+                        driver.failures += 1
+                        return driver.lifecycle.refreshFailed(error)
+                    })
+            }
+        }
+    }
+
+    private func perform(_ action: TokenLifecycle.Action) {
+        switch action {
+        case .store(let token):
+            do throws(TokenFile.Failure) {
+                try file.write(token)
+                perform(
+                    driver.withLock { driver in
+                        driver.refreshes += 1
+                        return driver.lifecycle.stored(token)
+                    })
+            } catch {
+                logger?.error("cannot save the rotated OAuth2 token", ["file": file.path, "error": error.description])
+                perform(driver.withLock { $0.lifecycle.storeFailed(error.description) })
+            }
+        case .release(let token):
+            for waiter in takeWaiters() { waiter.resume(returning: .success(token)) }
+        case .failWaiters(let error):
+            if case .credentialsUnavailable(let reason) = error {
+                logger?.error("OAuth2 upstream cannot authenticate", ["reason": reason])
+            }
+            for waiter in takeWaiters() { waiter.resume(returning: .failure(error)) }
+        case .retryRefresh(let refreshToken, let delay):
+            startRefresh(refreshToken, after: delay)
+        case .use, .wait, .refresh, .fail:
+            preconditionFailure("\(action) follows no refresh")
+        }
+    }
+
+    private func takeWaiters() -> [Waiter] {
+        driver.withLock { driver in
+            defer { driver.waiters = [] }
+            return driver.waiters
+        }
+    }
+}
