@@ -135,6 +135,7 @@ import http.server
 import json
 import mimetypes
 import os
+import re
 import secrets
 import signal
 import socket
@@ -189,6 +190,11 @@ def quick_xor_hash(data):
     for i, lb in enumerate(n.to_bytes(8, "little")):
         out[12 + i] ^= lb
     return base64.b64encode(bytes(out)).decode()
+
+
+def entity_tags(header):
+    """The entity-tags of an If-None-Match list (RFC 9110 §8.8.3: commas may sit inside the quotes)."""
+    return re.findall(r'(?:W/)?"[^"]*"|\*', header)
 
 
 def parse_single_range(header, size):
@@ -884,7 +890,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         st = os.stat(full)
         _, etag, ctag = emu.tags(rel, st)
         inm = self.headers.get("If-None-Match")
-        if inm and any(t.strip() in (etag, ctag, "*") for t in inm.split(",")):
+        if inm and any(t.removeprefix("W/") in (etag, ctag, "*") for t in entity_tags(inm)):
             return self.answer(304, headers={"ETag": etag})
         return self.answer(302, b"", {"Location": emu.download_url(rel)})
 
