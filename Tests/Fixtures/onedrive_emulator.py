@@ -30,6 +30,7 @@ API + identity host (P1)
                                               code_challenge, code_challenge_method=S256
                                               -> 302 redirect_uri?code=...&state=... once pre-approved
                                                  (POST /_approve), else 200 with an HTML page saying so
+    GET  /devicelogin                         the verification_uri handed out: a text page (approve with /_approve)
     GET  /v1.0/me/drive/root                  the root folder's driveItem
     GET  /v1.0/me/drive/root:/{path}[:]       driveItem JSON (path percent-encoded, slashes allowed)
     GET  /v1.0/me/drive/items/{item-id}       driveItem JSON
