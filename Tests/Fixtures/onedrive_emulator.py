@@ -700,7 +700,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             content_type = content_type or "application/json; charset=utf-8"
         elif isinstance(body, str):
             body = body.encode()
-        self.send_response(status)
+        self.begin(status)
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         if body and content_type:
@@ -711,6 +711,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if self.send_body and status not in (204, 304):
             self.wfile.write(body)
         return status
+
+    def begin(self, status):
+        """send_response, after counting: the counters are final before the client can read a byte."""
+        if self.on_status:
+            self.on_status(status)
+        self.send_response(status)
 
     def graph_error(self, status, code, message, headers=None):
         date = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
@@ -725,14 +731,23 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.send_body = send_body
         path = self.url_path()
         body = self.read_body() if self.command in ("POST", "PUT", "PATCH", "DELETE") else b""
+        self.on_status = None
         if path.startswith("/_") and self.control(path, body):
             return
+        range_header = self.headers.get("Range") if self.role == "content" else None
+        counters = []  # extra counting, set by api() for Graph paths
+
+        def on_status(status):
+            self.emu.record(self.role, self.command, path, status, range_header)
+            for count in counters:
+                count(status)
+
+        self.on_status = on_status
+        self.status_counters = counters
         if self.role == "content":
-            status = self.content(path)
-            self.emu.record("content", self.command, path, status, self.headers.get("Range"))
-            return
-        status = self.api(path, body)
-        self.emu.record("api", self.command, path, status)
+            self.content(path)
+        else:
+            self.api(path, body)
 
     def control(self, path, body):
         emu = self.emu
@@ -810,18 +825,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         throttled = emu.take_throttle("graph")
         with emu.lock:
             emu.stats["api"]["requests"] += 1
+        self.status_counters.append(lambda status: self.counted(path, status))
         if throttled:
-            return self.counted(path, self.throttled(*throttled))
+            return self.throttled(*throttled)
         problem = emu.bearer_problem(self.headers.get("Authorization"))
         if problem:
             with emu.lock:
                 emu.stats["api"]["unauthorized"] += 1
-            return self.counted(path, self.graph_error(401, "InvalidAuthenticationToken", problem[0],
-                                                       {"WWW-Authenticate": problem[1]}))
+            return self.graph_error(401, "InvalidAuthenticationToken", problem[0], {"WWW-Authenticate": problem[1]})
         if self.command not in ("GET", "HEAD"):
-            return self.counted(path, self.graph_error(405, "invalidRequest", "Only GET is emulated.",
-                                                       {"Allow": "GET, HEAD"}))
-        return self.counted(path, self.graph(rest))
+            return self.graph_error(405, "invalidRequest", "Only GET is emulated.", {"Allow": "GET, HEAD"})
+        return self.graph(rest)
 
     def counted(self, path, status):
         with self.emu.lock:
@@ -945,10 +959,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
         emu = self.emu
         with emu.lock:
             emu.stats["content"]["requests"] += 1
-        status = self.content_answer(path)
-        with emu.lock:
-            emu.bump(emu.stats["content"]["byStatus"], str(status))
-        return status
+
+        def count(status):
+            with emu.lock:
+                emu.bump(emu.stats["content"]["byStatus"], str(status))
+
+        self.status_counters.append(count)
+        return self.content_answer(path)
 
     def content_answer(self, path):
         emu = self.emu
@@ -999,7 +1016,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 if cut is not None:
                     emu.break_after = None
                     emu.stats["content"]["broken"] += 1
-            self.send_response(status)
+            self.begin(status)
             for name, value in validators.items():
                 self.send_header(name, value)
             if status == 206:

@@ -79,6 +79,16 @@ class Emulator:
     def stats(self):
         return json.loads(self.request("/_stats")[2])
 
+    def settled_stats(self, ready, timeout=5):
+        """The stats once `ready(stats)` holds, or as they are at the deadline: the emulator counts body bytes
+        after each write returns, so a client can hold the whole body a moment before the count has it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            stats = self.stats()
+            if ready(stats) or time.monotonic() > deadline:
+                return stats
+            time.sleep(0.02)
+
     def close(self):
         self.proc.terminate()
         self.proc.wait(timeout=10)
@@ -472,7 +482,7 @@ class OneDriveEmulatorTests(unittest.TestCase):
         self.assertEqual(body, self.data[:1000])
         status, headers, rest = self.emu.url(url.geturl(), {"Range": "bytes=1000-"})
         self.assertEqual((status, body + rest), (206, self.data))
-        stats = self.emu.stats()["content"]
+        stats = self.emu.settled_stats(lambda s: s["content"]["bytes"] >= SIZE)["content"]
         self.assertEqual((stats["broken"], stats["bytes"]), (1, SIZE))
 
     def test_throttling_with_retry_after(self):
@@ -503,7 +513,7 @@ class OneDriveEmulatorTests(unittest.TestCase):
         url = self.download_url(access)
         self.emu.url(url, {"Range": "bytes=0-99"})
         self.emu.url(url)
-        stats = self.emu.stats()
+        stats = self.emu.settled_stats(lambda s: s["content"]["bytes"] >= 100 + SIZE)
         self.assertEqual(stats["tokenRequests"], {"refresh_token": 3})
         self.assertEqual((stats["refreshes"], stats["rejectedRefreshes"]), (2, 1))
         self.assertEqual(stats["api"]["byPath"]["/v1.0/me/drive" + self.item_path()], {"200": 1})
