@@ -1,12 +1,12 @@
 """Prepares a running moto server (`moto_server`) as an S3 upstream for the gateway's tests.
 
-    .venv/bin/python moto_setup.py --endpoint http://127.0.0.1:PORT --manifest manifest.json
+    .venv/bin/python moto_setup.py --endpoint http://127.0.0.1:PORT --manifest manifest.json --keys keys.json
 
 The manifest is `{"bucket": NAME, "objects": {KEY: FILE, ...}}`. With moto's request authentication still
 off (its default), this creates an IAM user allowed `s3:*`, an access key for it, the bucket and the objects,
 then turns authentication on for every later request (moto's `/moto-api/reset-auth` with a count of 0), so
-requests signed with a wrong secret get S3's own `SignatureDoesNotMatch`. Prints the access key as JSON
-`{"accessKeyId": ..., "secretAccessKey": ...}` on stdout.
+requests signed with a wrong secret get S3's own `SignatureDoesNotMatch`. Writes the access key to the --keys
+file as JSON `{"accessKeyId": ..., "secretAccessKey": ...}`.
 """
 
 import argparse
@@ -25,6 +25,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--endpoint", required=True)
     parser.add_argument("--manifest", required=True)
+    parser.add_argument("--keys", required=True)
     parser.add_argument("--region", default="us-east-1")
     args = parser.parse_args()
     with open(args.manifest, encoding="utf-8") as file:
@@ -39,7 +40,8 @@ def main() -> int:
     iam.put_user_policy(UserName="sluice", PolicyName="s3-all", PolicyDocument=POLICY)
     key = iam.create_access_key(UserName="sluice")["AccessKey"]
 
-    s3 = session.client("s3", endpoint_url=args.endpoint, config=boto3.session.Config(s3={"addressing_style": "path"}))
+    path_style = boto3.session.Config(s3={"addressing_style": "path"})
+    s3 = session.client("s3", endpoint_url=args.endpoint, config=path_style)
     bucket = manifest["bucket"]
     if args.region == "us-east-1":
         s3.create_bucket(Bucket=bucket)
@@ -54,8 +56,8 @@ def main() -> int:
         if answer.status != 200:
             print(f"reset-auth answered {answer.status}", file=sys.stderr)
             return 1
-    json.dump({"accessKeyId": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"]}, sys.stdout)
-    print()
+    with open(args.keys, "w", encoding="utf-8") as file:
+        json.dump({"accessKeyId": key["AccessKeyId"], "secretAccessKey": key["SecretAccessKey"]}, file)
     return 0
 
 
