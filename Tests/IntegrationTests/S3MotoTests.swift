@@ -98,7 +98,8 @@ import Testing
         let wrong = "wrongSecret" + String(UInt64.random(in: 1 ... .max), radix: 36)
         let upstream = Self.upstream("films", moto: moto, style: .path, secret: wrong)
         for format in LoggingConfig.Format.allCases {
-            try await TestGateway.run(upstreams: [upstream], configure: { $0.logging.format = format }) { gateway in
+            let logFormat: (inout SluiceConfig) -> Void = { $0.logging.format = format }
+            try await TestGateway.run(upstreams: [upstream], configure: logFormat) { gateway in
                 let url = gateway.url(try Self.target("films", "clip.mp4"))
                 for (method, headers) in [("GET", [:]), ("HEAD", [:]), ("GET", ["Range": "bytes=0-99"])] {
                     let result = try await TestHTTP.request(method, url, headers: headers)
