@@ -116,6 +116,8 @@ public enum AuthConfig: Sendable, Equatable {
     case digest(username: String, password: Secret)
     /// `Authorization: Bearer <token>`.
     case bearer(token: Secret)
+    /// AWS Signature Version 4 for S3, signed by libcurl.
+    case sigV4(SigV4Credentials)
 
     /// The `type` name as written in the config.
     public var typeName: String {
@@ -124,6 +126,7 @@ public enum AuthConfig: Sendable, Equatable {
         case .basic: "basic"
         case .digest: "digest"
         case .bearer: "bearer"
+        case .sigV4: "sigv4"
         }
     }
 }
@@ -153,6 +156,8 @@ public struct UpstreamConfig: Sendable {
     public var baseURL: String?
     /// Root folder for `directory` (absolute, symlinks resolved).
     public var root: String?
+    /// Endpoint, bucket, region and addressing style for `s3`.
+    public var s3: S3Location?
     /// Credentials.
     public var auth: AuthConfig = .none
     /// Static headers added to every request (values may be secrets).

@@ -22,7 +22,10 @@ extension ConfigReader {
                 return nil
             }
             return secret(object, "token", at: key, required: true).map { .bearer(token: $0) }
-        case "oauth2", "sigv4":
+        case "sigv4":
+            fail(Self.key(key, "type"), "\"sigv4\" signs requests to s3 upstreams only")
+            return nil
+        case "oauth2":
             fail(Self.key(key, "type"), "\"\(type)\" is not supported yet")
             return nil
         default:

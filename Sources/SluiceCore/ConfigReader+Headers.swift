@@ -31,6 +31,10 @@ extension ConfigReader {
                 fail(headerKey, "given twice (header names are case-insensitive)")
                 continue
             }
+            if kind == .s3 && Self.signingHeaders.contains(folded) {
+                fail(headerKey, "is set by SigV4 signing and cannot be configured")
+                continue
+            }
             let isAuthorization = folded == "authorization"
             if isAuthorization && kind != .http {
                 fail(headerKey, "only http upstreams take a static Authorization header; use auth")

@@ -42,11 +42,7 @@ extension ConfigReader {
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
             upstream.baseURL = baseURL(object, at: key)
             upstream.auth = object["auth"].flatMap { readAuth($0, at: Self.key(key, "auth")) } ?? .none
-            upstream.headers =
-                object["headers"].map { readHeaders($0, kind: kind, at: Self.key(key, "headers")) } ?? [:]
-            upstream.timeouts =
-                object["timeouts"].flatMap { readTimeouts($0, at: Self.key(key, "timeouts")) }
-                ?? UpstreamTimeouts()
+            readRequestSettings(object, into: &upstream, at: key)
             upstream.redirectHosts =
                 object["redirectHosts"].map { readRedirectHosts($0, at: Self.key(key, "redirectHosts")) } ?? []
             if upstream.auth != .none, upstream.headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
@@ -63,11 +59,31 @@ extension ConfigReader {
             }
             upstream.root = directoryRoot(object, at: key)
             readAccess(object, at: key)
-        case .s3, .googleDrive, .dropbox, .onedrive, .yandexDisk, .box:
+        case .s3:
+            let allowed: Set = [
+                "kind", "endpoint", "bucket", "region", "pathStyle", "auth", "headers", "timeouts", "access",
+            ]
+            guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
+            upstream.s3 = readS3Location(object, at: key)
+            if let region = upstream.s3?.region {
+                upstream.auth =
+                    object["auth"].flatMap { readS3Auth($0, region: region, at: Self.key(key, "auth")) } ?? .none
+            }
+            readRequestSettings(object, into: &upstream, at: key)
+            readAccess(object, at: key)
+        case .googleDrive, .dropbox, .onedrive, .yandexDisk, .box:
             fail(Self.key(key, "kind"), "\"\(kindName)\" is not supported yet")
             return nil
         }
         return upstream
+    }
+
+    /// `headers` and `timeouts`, which every upstream reached over HTTP takes.
+    private func readRequestSettings(_ object: [String: Any], into upstream: inout UpstreamConfig, at key: String) {
+        upstream.headers =
+            object["headers"].map { readHeaders($0, kind: upstream.kind, at: Self.key(key, "headers")) } ?? [:]
+        upstream.timeouts =
+            object["timeouts"].flatMap { readTimeouts($0, at: Self.key(key, "timeouts")) } ?? UpstreamTimeouts()
     }
 
     /// An absolute http(s) URL without credentials, query or fragment, percent-encoded, ending with `/`.

@@ -61,6 +61,12 @@ final class StreamHandler: Sendable {
                 if case .upstream(let error) = error {
                     metrics.recordUpstreamError(error, upstream: target.asset.upstream)
                 }
+                if case .upstream(.clockSkewed) = error {
+                    // The line's own timestamp is the clock the upstream disagrees with.
+                    logger.error(
+                        "upstream refused the request time: check this machine's clock",
+                        ["upstream": target.asset.upstream])
+                }
                 if case .upstream(.redirectRefused(let refusal)) = error {
                     logger.warning(
                         "upstream redirect refused",

@@ -8,6 +8,7 @@ extension UpstreamError {
         case .notFound: .notFound("the upstream has no such object")
         case .notAFile: .notFound("the path names a folder, not a file")
         case .unauthorized(let status): .badGateway("the upstream refused the gateway's credentials (\(status))")
+        case .clockSkewed: .badGateway("the upstream refused the request time: the gateway's clock is off")
         case .connectTimeout: .gatewayTimeout("connecting to the upstream timed out")
         case .timeout: .gatewayTimeout("the upstream did not answer in time")
         case .transport(_, let message): .badGateway("could not reach the upstream: \(message)")
@@ -30,6 +31,7 @@ extension UpstreamError {
         case .notFound: "not_found"
         case .notAFile: "not_a_file"
         case .unauthorized: "unauthorized"
+        case .clockSkewed: "clock_skewed"
         case .connectTimeout: "connect_timeout"
         case .timeout: "timeout"
         case .transport: "transport"

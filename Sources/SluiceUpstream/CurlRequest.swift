@@ -10,6 +10,9 @@ struct CurlRequest: Sendable {
         case basic(username: String, password: Secret)
         /// libcurl answers the server's Digest challenge (CURLAUTH_DIGEST).
         case digest(username: String, password: Secret)
+        /// AWS Signature Version 4 for S3 in `region` (CURLOPT_AWS_SIGV4): libcurl signs the host, `x-amz-date` and
+        /// every header line of the request, so `Range` and `x-amz-content-sha256` are covered.
+        case sigV4(region: String, accessKeyID: Secret, secretAccessKey: Secret)
     }
 
     /// `GET`, `HEAD`, `PROPFIND`…

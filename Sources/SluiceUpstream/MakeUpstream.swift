@@ -1,11 +1,12 @@
 import SluiceCore
 
-/// Builds the adapter for `config`. `webdav` and `http` send their requests through `client`; `directory` reads
+/// Builds the adapter for `config`. `webdav`, `http` and `s3` send their requests through `client`; `directory` reads
 /// the local disk. Throws ``UpstreamSetupError`` for a kind without an adapter or an unusable configuration.
 public func makeUpstream(_ config: UpstreamConfig, client: CurlClient) throws(UpstreamSetupError) -> any Upstream {
     switch config.kind {
     case .webdav: try WebDAVUpstream(config, client: client)
     case .http: try HTTPUpstream(config, client: client)
+    case .s3: try S3Upstream(config, client: client)
     case .directory: try DirectoryUpstream(config)
     default: throw .unsupportedKind(config.kind)
     }

@@ -6,6 +6,9 @@ public enum UpstreamError: Error, Equatable, Sendable {
     case notAFile
     /// The upstream refused our credentials (401/403). Maps to 502.
     case unauthorized(status: Int)
+    /// The upstream refused the request's time as too far from its own (S3's `RequestTimeTooSkewed`): the gateway's
+    /// clock is wrong. Maps to 502.
+    case clockSkewed
     /// Connecting took longer than the connect timeout. Maps to 504.
     case connectTimeout
     /// No response byte within the first-byte timeout, or the transfer stalled below the low-speed limit. Maps to 504.

@@ -4,7 +4,8 @@ import SluiceCore
 public enum UpstreamSetupError: Error, Equatable, Sendable {
     /// The kind has no adapter yet.
     case unsupportedKind(UpstreamKind)
-    /// A `webdav` or `http` upstream without a usable `baseURL` (absent, not http(s), or unparsable).
+    /// A `webdav` or `http` upstream without a usable `baseURL` (absent, not http(s), or unparsable), or an `s3`
+    /// upstream without the location its URL is built from.
     case badBaseURL(upstream: String)
     /// A `directory` upstream whose `root` is absent or not an existing directory.
     case badRoot(upstream: String)

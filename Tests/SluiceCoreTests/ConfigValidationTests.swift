@@ -133,14 +133,96 @@ struct ConfigValidationTests {
             ]
         ),
         (
-            #"{"upstreams": {"films": {"kind": "s3", "bucket": "films"}}}"#,
-            [#"upstreams.films.kind: "s3" is not supported yet"#]
-        ),
-        (
             #"{"upstreams": {"g": {"kind": "google-drive"}}}"#,
             [#"upstreams.g.kind: "google-drive" is not supported yet"#]
         ),
         (#"{"upstreams": {"y": {"kind": "yandex-disk"}}}"#, [#"upstreams.y.kind: "yandex-disk" is not supported yet"#]),
+        // S3 upstreams.
+        (s3Upstream(), []),
+        (s3Upstream(#""auth": {"type": "none"}"#), []),
+        (s3Upstream(#""endpoint": "http://127.0.0.1:9000", "pathStyle": true"#), []),
+        (
+            #"{"upstreams": {"films": {"kind": "s3", "endpoint": "https://s3.example", "region": "eu-west-1"}}}"#,
+            ["upstreams.films.bucket: missing required key"]
+        ),
+        (
+            #"{"upstreams": {"films": {"kind": "s3", "endpoint": "https://s3.example", "bucket": "films"}}}"#,
+            ["upstreams.films.region: missing required key"]
+        ),
+        (
+            #"{"upstreams": {"films": {"kind": "s3", "bucket": "films", "region": "eu-west-1"}}}"#,
+            ["upstreams.films.endpoint: missing required key"]
+        ),
+        (
+            s3Upstream(#""endpoint": "s3.example""#),
+            ["upstreams.films.endpoint: expected an absolute http:// or https:// URL"]
+        ),
+        (
+            s3Upstream(#""endpoint": "https://s3.example/films""#),
+            [
+                #"upstreams.films.endpoint: expected only scheme, host and port (like "https://s3.eu-west-1.amazonaws.com")"#
+            ]
+        ),
+        (
+            s3Upstream(#""endpoint": "https://key:secret@s3.example""#),
+            [
+                #"upstreams.films.endpoint: expected only scheme, host and port (like "https://s3.eu-west-1.amazonaws.com")"#
+            ]
+        ),
+        (
+            s3Upstream(#""endpoint": "http://127.0.0.1:9000""#),
+            [#"upstreams.films.pathStyle: an endpoint with an IP address needs "pathStyle": true"#]
+        ),
+        (
+            s3Upstream(#""bucket": "My_Films""#),
+            [#"upstreams.films.bucket: expected a bucket name of 3 to 63 lowercase letters, digits, "." and "-""#]
+        ),
+        (s3Upstream(#""bucket": "My_Films", "pathStyle": true"#), []),
+        (
+            s3Upstream(#""bucket": "x""#),
+            [#"upstreams.films.bucket: expected a bucket name of 3 to 63 lowercase letters, digits, "." and "-""#]
+        ),
+        (
+            s3Upstream(#""region": "eu:west""#),
+            [#"upstreams.films.region: expected a region name like "eu-west-1" (lowercase letters, digits, "-")"#]
+        ),
+        (s3Upstream(#""pathStyle": "yes""#), ["upstreams.films.pathStyle: expected true or false"]),
+        (s3Upstream(#""baseURL": "https://x/""#), ["upstreams.films.baseURL: unknown key"]),
+        (s3Upstream(#""redirectHosts": []"#), ["upstreams.films.redirectHosts: unknown key"]),
+        (
+            s3Upstream(
+                #""auth": {"type": "sigv4", "accessKeyIdEnv": "P", "accessKeyIdFile": "k", "secretAccessKeyEnv": "P"}"#),
+            ["upstreams.films.auth: give either accessKeyIdEnv or accessKeyIdFile, not both"]
+        ),
+        (
+            s3Upstream(#""auth": {"type": "sigv4", "accessKeyIdEnv": "P"}"#),
+            ["upstreams.films.auth: missing secretAccessKeyEnv or secretAccessKeyFile"]
+        ),
+        (
+            s3Upstream(
+                #""auth": {"type": "sigv4", "accessKeyIdEnv": "P", "secretAccessKey": "pw", "secretAccessKeyEnv": "P"}"#
+            ),
+            [
+                "upstreams.films.auth.secretAccessKey: secrets must come from secretAccessKeyEnv or secretAccessKeyFile, not the file itself"
+            ]
+        ),
+        (
+            s3Upstream(#""auth": {"type": "sigv4", "accessKeyIdEnv": "P", "secretAccessKeyEnv": "UNSET"}"#),
+            ["upstreams.films.auth.secretAccessKeyEnv: environment variable UNSET is not set"]
+        ),
+        (
+            s3Upstream(#""auth": {"type": "basic", "username": "a", "passwordEnv": "P"}"#),
+            [#"upstreams.films.auth.type: an s3 upstream takes auth type sigv4 or none, not "basic""#]
+        ),
+        (
+            s3Upstream(#""headers": {"x-amz-date": "20260101T000000Z"}"#),
+            ["upstreams.films.headers.x-amz-date: is set by SigV4 signing and cannot be configured"]
+        ),
+        (
+            s3Upstream(#""headers": {"Authorization": {"env": "P"}}"#),
+            ["upstreams.films.headers.Authorization: only http upstreams take a static Authorization header; use auth"]
+        ),
+        (s3Upstream(#""headers": {"x-amz-request-payer": "requester"}, "timeouts": {"connect": "2s"}"#), []),
         // Directory upstreams.
         (#"{"upstreams": {"l": {"kind": "directory"}}}"#, ["upstreams.l.root: missing required key"]),
         (
@@ -209,7 +291,7 @@ struct ConfigValidationTests {
         ),
         (
             #"{"upstreams": {"h": {"kind": "http", "baseURL": "https://x/", "auth": {"type": "sigv4"}}}}"#,
-            [#"upstreams.h.auth.type: "sigv4" is not supported yet"#]
+            [#"upstreams.h.auth.type: "sigv4" signs requests to s3 upstreams only"#]
         ),
         (
             #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {"type": "none", "username": "a"}}}}"#,

@@ -146,7 +146,11 @@ import Testing
 
     @Test func unsupportedKindsAndBadConfigAreRefused() throws {
         let client = try CurlClient()
-        #expect(throws: UpstreamSetupError.unsupportedKind(.s3)) {
+        #expect(throws: UpstreamSetupError.unsupportedKind(.dropbox)) {
+            try makeUpstream(TestFixtures.config(.dropbox), client: client)
+        }
+        // An s3 upstream's URL comes from its location; without one there is none.
+        #expect(throws: UpstreamSetupError.badBaseURL(upstream: "test")) {
             try makeUpstream(TestFixtures.config(.s3), client: client)
         }
         #expect(throws: UpstreamSetupError.badBaseURL(upstream: "test")) {

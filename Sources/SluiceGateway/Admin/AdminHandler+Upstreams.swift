@@ -18,7 +18,7 @@ extension AdminHandler {
     private static func tokenState(_ auth: AuthConfig) -> String {
         switch auth {
         case .none: "none"
-        case .basic, .digest, .bearer: "static"
+        case .basic, .digest, .bearer, .sigV4: "static"
         }
     }
 }

@@ -1,0 +1,64 @@
+import SluiceCore
+
+/// An S3-compatible object store (`kind: s3`): the asset path is the object key. Requests are signed with SigV4 by
+/// libcurl; content info comes from `HEAD` (asked again after a short backoff while S3 answers "busy"), bytes from
+/// ranged GET, versioned by the object's ETag like any HTTP origin.
+struct S3Upstream: Upstream {
+    let name: String
+    private let origin: HTTPOrigin
+    private let backoff: RetryBackoff
+
+    init(_ config: UpstreamConfig, client: CurlClient, backoff: RetryBackoff = RetryBackoff())
+        throws(UpstreamSetupError)
+    {
+        guard let location = config.s3 else { throw .badBaseURL(upstream: config.name) }
+        name = config.name
+        // The origin's URL is the bucket's; S3 does not redirect object reads, so no other host is ever allowed.
+        var bucket = config
+        bucket.baseURL = location.baseURL
+        bucket.redirectHosts = []
+        origin = try HTTPOrigin(bucket, client: client)
+        self.backoff = backoff
+    }
+
+    func contentInfo(for path: AssetPath) async throws(UpstreamError) -> ContentInfo {
+        var attempt = 1
+        while true {
+            let head = try await origin.perform(origin.request("HEAD", path), bodyLimit: 0).head
+            switch head.status {
+            case 200..<300:
+                guard let length = try head.contentLength() else {
+                    throw .protocolViolation("HEAD without Content-Length")
+                }
+                return ContentInfo(length: length, head: head)
+            case 404:
+                throw .notFound
+            case let status where RetryBackoff.busyStatuses.contains(status) && attempt < backoff.attempts:
+                do {
+                    try await Task.sleep(for: backoff.delay(after: attempt, retryAfter: head.value("retry-after")))
+                } catch {
+                    throw .cancelled
+                }
+                attempt += 1
+            case 400, 403:
+                throw await refusal(of: path, status: head.status)
+            default:
+                throw UpstreamError(status: head.status)
+            }
+        }
+    }
+
+    func fetch(_ path: AssetPath, range: ByteRange?, ifRange: String?, into sink: any FetchSink) -> FetchHandle {
+        origin.fetch(path, range: range, ifRange: ifRange, into: sink)
+    }
+
+    /// Why S3 refused a HEAD with `status`. A HEAD answer has no body, and only the error body tells a refused key
+    /// from a wrong clock, so the refusal is asked for again as a one-byte GET whose error body is read.
+    private func refusal(of path: AssetPath, status: Int) async -> UpstreamError {
+        let request = origin.request("GET", path, headers: ["Range: bytes=0-0"])
+        guard let response = try? await origin.perform(request, bodyLimit: S3ErrorCode.bodyLimit),
+            response.head.status >= 400
+        else { return UpstreamError(s3Status: status, code: nil) }
+        return UpstreamError(s3Status: response.head.status, code: S3ErrorCode.parse(response.body))
+    }
+}
