@@ -118,6 +118,8 @@ public enum AuthConfig: Sendable, Equatable {
     case bearer(token: Secret)
     /// AWS Signature Version 4 for S3, signed by libcurl.
     case sigV4(SigV4Credentials)
+    /// OAuth2 access tokens, renewed with the refresh token kept in a token file.
+    case oauth2(OAuth2Config)
 
     /// The `type` name as written in the config.
     public var typeName: String {
@@ -127,7 +129,33 @@ public enum AuthConfig: Sendable, Equatable {
         case .digest: "digest"
         case .bearer: "bearer"
         case .sigV4: "sigv4"
+        case .oauth2: "oauth2"
         }
+    }
+}
+
+/// An OAuth2 client and where its tokens live (`auth` with `"type": "oauth2"`).
+public struct OAuth2Config: Sendable, Equatable {
+    /// The token file (absolute): `{"access_token", "refresh_token", "token_type", "expiry"}`, rewritten atomically.
+    public var tokenFile: String
+    /// The client (application) ID registered with the provider.
+    public var clientID: Secret
+    /// The client secret; public clients have none.
+    public var clientSecret: Secret?
+    /// The token endpoint, when not the kind's own (national clouds, proxies, emulators).
+    public var tokenURL: String?
+    /// Scopes asked for when signing in and refreshing; the kind's own when nil.
+    public var scope: String?
+
+    /// Creates an OAuth2 configuration.
+    public init(
+        tokenFile: String, clientID: Secret, clientSecret: Secret? = nil, tokenURL: String? = nil, scope: String? = nil
+    ) {
+        self.tokenFile = tokenFile
+        self.clientID = clientID
+        self.clientSecret = clientSecret
+        self.tokenURL = tokenURL
+        self.scope = scope
     }
 }
 
@@ -167,6 +195,10 @@ public struct UpstreamConfig: Sendable {
     /// Origins (`https://cdn.example.com`) that redirects may lead to besides the base URL's own, for `webdav` and
     /// `http`; a redirect anywhere else ends the request.
     public var redirectHosts: [String] = []
+    /// A cloud kind's API, when not the provider's public one (`onedrive`: Microsoft Graph's `v1.0`; ends with `/`).
+    public var apiBaseURL: String?
+    /// The origin a cloud kind's downloads are redirected to, when not the provider's own content hosts.
+    public var contentBaseURL: String?
 
     /// Creates an upstream of `kind` named `name`.
     public init(name: String, kind: UpstreamKind) {

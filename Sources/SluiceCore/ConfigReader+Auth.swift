@@ -1,3 +1,5 @@
+import Foundation
+
 extension ConfigReader {
     func readAuth(_ value: Any, at key: String) -> AuthConfig? {
         guard let object = value as? [String: Any] else {
@@ -26,12 +28,52 @@ extension ConfigReader {
             fail(Self.key(key, "type"), "\"sigv4\" signs requests to s3 upstreams only")
             return nil
         case "oauth2":
-            fail(Self.key(key, "type"), "\"\(type)\" is not supported yet")
-            return nil
+            return readOAuth2(object, at: key).map(AuthConfig.oauth2)
         default:
-            fail(Self.key(key, "type"), "unknown auth type \"\(type)\" (expected none, basic, digest or bearer)")
+            fail(
+                Self.key(key, "type"),
+                "unknown auth type \"\(type)\" (expected none, basic, digest, bearer, sigv4 or oauth2)")
             return nil
         }
+    }
+
+    /// `{"type": "oauth2", "tokenFile": …, "clientIdEnv"|"clientIdFile": …, ["clientSecretEnv"|"clientSecretFile": …],
+    /// ["tokenURL": …], ["scope": …]}`. The token file need not exist yet (`sluice auth login` writes it), but its
+    /// folder must take it: rotated tokens are saved there.
+    private func readOAuth2(_ value: [String: Any], at key: String) -> OAuth2Config? {
+        let allowed: Set = [
+            "type", "tokenFile", "clientIdEnv", "clientIdFile", "clientSecretEnv", "clientSecretFile", "tokenURL",
+            "scope",
+        ]
+        guard let object = object(value, at: key, allowed: allowed) else { return nil }
+        let clientID = secret(object, "clientId", at: key, required: true)
+        let clientSecret = secret(object, "clientSecret", at: key, required: false)
+        var tokenURL: String?
+        if let text = string(object, "tokenURL", at: key) {
+            if let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil,
+                url.user == nil, url.password == nil
+            {
+                tokenURL = text
+            } else {
+                fail(Self.key(key, "tokenURL"), "expected an absolute http:// or https:// URL without credentials")
+            }
+        }
+        let scope = string(object, "scope", at: key)
+        guard let file = string(object, "tokenFile", at: key, required: true) else { return nil }
+        let path = absolutePath(file)
+        let folder = (path as NSString).deletingLastPathComponent
+        var isDirectory: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) || !isDirectory.boolValue {
+            fail(Self.key(key, "tokenFile"), "the folder \(folder) does not exist")
+            return nil
+        }
+        if access(folder, W_OK | X_OK) != 0 {
+            fail(Self.key(key, "tokenFile"), "the folder \(folder) is not writable: rotated tokens could not be saved")
+            return nil
+        }
+        guard let clientID else { return nil }
+        return OAuth2Config(
+            tokenFile: path, clientID: clientID, clientSecret: clientSecret, tokenURL: tokenURL, scope: scope)
     }
 
     /// A non-empty user name without control characters; for Basic also without `:` (RFC 7617 §2).

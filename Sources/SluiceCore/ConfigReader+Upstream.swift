@@ -45,6 +45,9 @@ extension ConfigReader {
             readRequestSettings(object, into: &upstream, at: key)
             upstream.redirectHosts =
                 object["redirectHosts"].map { readRedirectHosts($0, at: Self.key(key, "redirectHosts")) } ?? []
+            if case .oauth2 = upstream.auth {
+                fail(Self.key(key, "auth.type"), "\"oauth2\" needs a kind with a token endpoint (onedrive)")
+            }
             if upstream.auth != .none, upstream.headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
                 fail(Self.key(key, "headers"), "an Authorization header cannot be combined with auth")
             }
@@ -71,7 +74,17 @@ extension ConfigReader {
             }
             readRequestSettings(object, into: &upstream, at: key)
             readAccess(object, at: key)
-        case .googleDrive, .dropbox, .onedrive, .yandexDisk, .box:
+        case .onedrive:
+            let allowed: Set = ["kind", "auth", "apiBaseURL", "contentBaseURL", "timeouts", "access"]
+            guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
+            upstream.auth = readCloudAuth(object, at: key) ?? .none
+            upstream.apiBaseURL = object["apiBaseURL"] == nil ? nil : absoluteURL(object, "apiBaseURL", at: key)
+            upstream.contentBaseURL =
+                object["contentBaseURL"] == nil ? nil : absoluteURL(object, "contentBaseURL", at: key)
+            upstream.timeouts =
+                object["timeouts"].flatMap { readTimeouts($0, at: Self.key(key, "timeouts")) } ?? UpstreamTimeouts()
+            readAccess(object, at: key)
+        case .googleDrive, .dropbox, .yandexDisk, .box:
             fail(Self.key(key, "kind"), "\"\(kindName)\" is not supported yet")
             return nil
         }
@@ -86,10 +99,31 @@ extension ConfigReader {
             object["timeouts"].flatMap { readTimeouts($0, at: Self.key(key, "timeouts")) } ?? UpstreamTimeouts()
     }
 
+    /// A cloud kind's `auth`, which must be OAuth2.
+    private func readCloudAuth(_ object: [String: Any], at key: String) -> AuthConfig? {
+        guard let value = object["auth"] else {
+            fail(Self.key(key, "auth"), "missing required key: this kind signs in with {\"type\": \"oauth2\", …}")
+            return nil
+        }
+        guard let auth = readAuth(value, at: Self.key(key, "auth")) else { return nil }
+        guard case .oauth2 = auth else {
+            fail(Self.key(key, "auth.type"), "this kind signs in with \"oauth2\", not \"\(auth.typeName)\"")
+            return nil
+        }
+        return auth
+    }
+
     /// An absolute http(s) URL without credentials, query or fragment, percent-encoded, ending with `/`.
     private func baseURL(_ object: [String: Any], at parent: String) -> String? {
-        let key = Self.key(parent, "baseURL")
-        guard let text = string(object, "baseURL", at: parent, required: true) else { return nil }
+        absoluteURL(object, "baseURL", at: parent, required: true)
+    }
+
+    /// The URL at `name`, as ``baseURL(_:at:)`` reads it.
+    private func absoluteURL(_ object: [String: Any], _ name: String, at parent: String, required: Bool = false)
+        -> String?
+    {
+        let key = Self.key(parent, name)
+        guard let text = string(object, name, at: parent, required: required) else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty
         else {

@@ -49,7 +49,7 @@ public final class Gateway: Sendable {
         var upstreams: [String: any Upstream] = [:]
         for (name, upstreamConfig) in config.upstreams {
             do {
-                upstreams[name] = try makeUpstream(upstreamConfig, client: client)
+                upstreams[name] = try makeUpstream(upstreamConfig, client: client, logger: logger)
             } catch {
                 throw .upstream(name: name, reason: String(describing: error))
             }

@@ -10,8 +10,11 @@ struct HTTPOrigin: Sendable {
     private let redirects: RedirectPolicy
 
     /// The origin `config` names, whose requests carry what `authorizer` gives (by default the configuration's
-    /// static credentials).
-    init(_ config: UpstreamConfig, client: CurlClient, authorizer: (any Authorizer)? = nil) throws(UpstreamSetupError) {
+    /// static credentials), and whose redirects may also lead to https hosts in `redirectDomains`.
+    init(
+        _ config: UpstreamConfig, client: CurlClient, authorizer: (any Authorizer)? = nil,
+        redirectDomains: [String] = []
+    ) throws(UpstreamSetupError) {
         guard let base = config.baseURL, let origin = CurlURL.origin(base), ["http", "https"].contains(origin.scheme)
         else { throw .badBaseURL(upstream: config.name) }
         var allowed: Set = [origin]
@@ -21,7 +24,7 @@ struct HTTPOrigin: Sendable {
             }
             allowed.insert(listed)
         }
-        self.redirects = RedirectPolicy(allowed: allowed)
+        self.redirects = RedirectPolicy(allowed: allowed, allowedDomains: redirectDomains)
         self.client = client
         self.baseURL = base.hasSuffix("/") ? base : base + "/"
         self.timeouts = config.timeouts
@@ -39,11 +42,20 @@ struct HTTPOrigin: Sendable {
 
     /// A request for `path`; its credentials are attached when it is sent.
     func request(_ method: String, _ path: AssetPath, headers: [String] = [], body: [UInt8]? = nil) -> CurlRequest {
+        request(method, url: url(for: path), headers: headers, body: body)
+    }
+
+    /// A request for `url` (under the base URL); its credentials are attached when it is sent.
+    func request(_ method: String, url: String, headers: [String] = [], body: [UInt8]? = nil) -> CurlRequest {
         var redirects = redirects
         redirects.ownListeners = client.ownListeners
         return CurlRequest(
-            method: method, url: url(for: path), headers: headers, body: body, timeouts: timeouts,
-            redirects: redirects)
+            method: method, url: url, headers: headers, body: body, timeouts: timeouts, redirects: redirects)
+    }
+
+    /// The base URL followed by `relative` (already percent-encoded).
+    func url(_ relative: String) -> String {
+        baseURL + relative
     }
 
     /// Sends `request` with the credentials current now and buffers the answer (see
@@ -61,8 +73,13 @@ struct HTTPOrigin: Sendable {
         return try await client.perform(attempt, bodyLimit: bodyLimit)
     }
 
-    /// GET with `Range: bytes=a-b` (and `If-Range`), validated and streamed into `sink` as bytes arrive.
+    /// GET of `path` with `Range: bytes=a-b` (and `If-Range`), validated and streamed into `sink` as bytes arrive.
     func fetch(_ path: AssetPath, range: ByteRange?, ifRange: String?, into sink: any FetchSink) -> FetchHandle {
+        fetch(url: url(for: path), range: range, ifRange: ifRange, into: sink)
+    }
+
+    /// GET of `url` (under the base URL), as ``fetch(_:range:ifRange:into:)``.
+    func fetch(url: String, range: ByteRange?, ifRange: String?, into sink: any FetchSink) -> FetchHandle {
         var headers: [String] = []
         var condition: IfRangeCondition?
         if let range {
@@ -70,7 +87,7 @@ struct HTTPOrigin: Sendable {
             condition = ifRange.flatMap(IfRangeCondition.init)
             if let condition { headers.append("If-Range: \(condition.headerValue)") }
         }
-        let request = request("GET", path, headers: headers)
+        let request = request("GET", url: url, headers: headers)
         let validation = FetchValidation(requested: range, ifRange: condition)
         return AuthorizedFetch(authorizer: authorizer, sink: sink) { [client] credentials, sink in
             var attempt = request

@@ -7,6 +7,9 @@ import SluiceCore
 struct RedirectPolicy: Sendable, Equatable {
     /// Origins a hop may go to: the upstream's base URL origin and its `redirectHosts`.
     let allowed: Set<URLOrigin>
+    /// Domains whose https hosts a hop may go to, at the default port: a provider's content hosts, which are named
+    /// per download (`contoso-my.sharepoint.com`).
+    var allowedDomains: [String] = []
     /// The gateway's listeners (bound ports filled in), which no hop may connect to.
     var ownListeners: [ListenAddress] = []
 
@@ -23,8 +26,15 @@ struct RedirectPolicy: Sendable, Equatable {
         guard origin.scheme == "https" || CurlURL.origin(current)?.scheme != "https" else {
             return .failure(RedirectRefusal(target: named, reason: .downgrade))
         }
-        guard allowed.contains(origin) else { return .failure(RedirectRefusal(target: named, reason: .notConfigured)) }
+        guard allowed.contains(origin) || isInAllowedDomain(origin) else {
+            return .failure(RedirectRefusal(target: named, reason: .notConfigured))
+        }
         return .success(target.text)
+    }
+
+    private func isInAllowedDomain(_ origin: URLOrigin) -> Bool {
+        guard origin.scheme == "https", origin.port == 443 else { return false }
+        return allowedDomains.contains { origin.host == $0 || origin.host.hasSuffix("." + $0) }
     }
 
     /// Whether a connection to `peerIP`:`peerPort`, made from `localIP`, reached one of ``ownListeners``. Checked

@@ -13,6 +13,9 @@ public protocol Upstream: Sendable {
     /// `ifRange` (a validator from ``ContentInfo/validator``'s source: the ETag or HTTP-date) guards a resumed fetch.
     /// Returns at once; the sink is called on the transfer thread. Cancel with the returned handle.
     func fetch(_ path: AssetPath, range: ByteRange?, ifRange: String?, into sink: any FetchSink) -> FetchHandle
+
+    /// The state of a renewable token (OAuth2), nil for fixed credentials or none.
+    var tokenStatus: TokenStatus? { get }
 }
 
 /// How a fetch started: what the upstream is actually sending.

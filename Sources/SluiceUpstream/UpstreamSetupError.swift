@@ -13,4 +13,8 @@ public enum UpstreamSetupError: Error, Equatable, Sendable {
     case badRedirectHost(upstream: String, entry: String)
     /// A static header whose name or value holds a line break or is empty (named by its header name only).
     case badHeader(upstream: String, name: String)
+    /// The upstream's auth does not fit its kind (OAuth2 on a kind without a token endpoint, none on a cloud kind).
+    case unsupportedAuth(upstream: String, type: String)
+    /// An OAuth2 token file that cannot be read or written (the reason names the file, never its contents).
+    case tokenFile(upstream: String, reason: String)
 }

@@ -283,11 +283,36 @@ struct ConfigValidationTests {
         ),
         (
             #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {"type": "ntlm"}}}}"#,
-            [#"upstreams.h.auth.type: unknown auth type "ntlm" (expected none, basic, digest or bearer)"#]
+            [
+                #"upstreams.h.auth.type: unknown auth type "ntlm" (expected none, basic, digest, bearer, sigv4 or oauth2)"#
+            ]
         ),
         (
-            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {"type": "oauth2"}}}}"#,
-            [#"upstreams.h.auth.type: "oauth2" is not supported yet"#]
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "auth": {"type": "oauth2", "clientIdEnv": "P", "tokenFile": "t.json"}}}}"#,
+            [#"upstreams.h.auth.type: "oauth2" needs a kind with a token endpoint (onedrive)"#]
+        ),
+        // OneDrive signs in with OAuth2; the token file may not exist yet, its folder must.
+        (
+            #"{"upstreams": {"o": {"kind": "onedrive", "auth": {"type": "oauth2", "clientIdEnv": "P", "tokenFile": "t.json", "tokenURL": "http://127.0.0.1:9/token"}, "apiBaseURL": "http://127.0.0.1:9/v1.0", "contentBaseURL": "http://127.0.0.1:10"}}}"#,
+            []
+        ),
+        (
+            #"{"upstreams": {"o": {"kind": "onedrive"}}}"#,
+            [#"upstreams.o.auth: missing required key: this kind signs in with {"type": "oauth2", …}"#]
+        ),
+        (
+            #"{"upstreams": {"o": {"kind": "onedrive", "baseURL": "https://x/", "auth": {"type": "basic", "username": "a", "passwordEnv": "P"}}}}"#,
+            [
+                "upstreams.o.baseURL: unknown key",
+                #"upstreams.o.auth.type: this kind signs in with "oauth2", not "basic""#,
+            ]
+        ),
+        (
+            #"{"upstreams": {"o": {"kind": "onedrive", "auth": {"type": "oauth2", "tokenFile": "t.json", "tokenURL": "ftp://x", "token": "x"}}}}"#,
+            [
+                "upstreams.o.auth.token: unknown key", "upstreams.o.auth: missing clientIdEnv or clientIdFile",
+                "upstreams.o.auth.tokenURL: expected an absolute http:// or https:// URL without credentials",
+            ]
         ),
         (
             #"{"upstreams": {"h": {"kind": "http", "baseURL": "https://x/", "auth": {"type": "sigv4"}}}}"#,

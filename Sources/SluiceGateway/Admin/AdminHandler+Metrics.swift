@@ -6,7 +6,7 @@ extension AdminHandler {
     func metricsResponse() throws(CacheError) -> HTTPResponse {
         let text = MetricsExposition.render(
             snapshot: metrics.snapshot, stats: try store.stats(), inflightFetches: coordinator.inflightFetches,
-            upstreams: upstreamConfigs.keys.sorted())
+            upstreams: upstreamConfigs.keys.sorted(), tokens: upstreams.compactMapValues(\.tokenStatus))
         return HTTPResponse(
             status: 200, headers: ["Content-Type": PrometheusText.contentType], body: .bytes(Array(text.utf8)))
     }

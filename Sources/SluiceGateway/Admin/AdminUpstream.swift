@@ -1,12 +1,29 @@
+import Foundation
+import SluiceUpstream
+
 /// One upstream in `GET /admin/upstreams`. Never holds a secret: no credential, header value or URL.
 public struct AdminUpstream: Codable, Sendable, Equatable {
     /// State of the credential the gateway presents to the upstream.
     public struct Token: Codable, Sendable, Equatable {
-        /// `static` (a fixed credential from the configuration) or `none` (no credential).
+        /// `static` (a fixed credential from the configuration), `none` (no credential), or for OAuth2 `valid`,
+        /// `refreshing` or `failed`.
         public var state: String
+        /// When the OAuth2 access token in use expires.
+        public var expiry: Date?
+        /// Why an OAuth2 token cannot be had, and the fix.
+        public var reason: String?
 
         /// Creates a token state.
-        public init(state: String) { self.state = state }
+        public init(state: String, expiry: Date? = nil, reason: String? = nil) {
+            self.state = state
+            self.expiry = expiry
+            self.reason = reason
+        }
+
+        /// The admin view of a renewable token.
+        init(_ status: TokenStatus) {
+            self.init(state: status.state, expiry: status.expiry, reason: status.reason)
+        }
     }
 
     /// The configured name (the asset ID scheme).

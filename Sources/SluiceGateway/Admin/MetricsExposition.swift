@@ -1,4 +1,5 @@
 import SluiceCache
+import SluiceUpstream
 
 /// The gateway's metrics in Prometheus text format: request outcomes, byte sources, per-upstream traffic, latency
 /// and errors, cache state, token refreshes.
@@ -6,7 +7,8 @@ enum MetricsExposition {
     /// Renders every metric family; per-upstream families list each configured upstream (zero when idle) and any
     /// other upstream that has samples.
     static func render(
-        snapshot: GatewayMetrics.Snapshot, stats: CacheStats, inflightFetches: Int, upstreams configured: [String]
+        snapshot: GatewayMetrics.Snapshot, stats: CacheStats, inflightFetches: Int, upstreams configured: [String],
+        tokens: [String: TokenStatus] = [:]
     ) -> String {
         var out = PrometheusText()
         traffic(snapshot, into: &out)
@@ -14,12 +16,19 @@ enum MetricsExposition {
             .union(snapshot.firstByte.keys).union(snapshot.upstreamErrors.keys).sorted()
         upstreams(names, snapshot, into: &out)
         cache(stats, inflightFetches: inflightFetches, into: &out)
+        let renewing = tokens.sorted { $0.key < $1.key }
         out.family(
             "sluice_token_refreshes_total", type: "counter",
-            help: "OAuth2 token refreshes per upstream (no samples until an OAuth2 upstream is configured).")
+            help: "OAuth2 token refreshes per upstream (no samples without an OAuth2 upstream).")
+        for (name, status) in renewing {
+            out.sample("sluice_token_refreshes_total", [("upstream", name)], Int64(status.refreshes))
+        }
         out.family(
             "sluice_token_refresh_failures_total", type: "counter",
-            help: "Failed OAuth2 token refreshes per upstream (no samples until an OAuth2 upstream is configured).")
+            help: "Failed OAuth2 token refreshes per upstream (no samples without an OAuth2 upstream).")
+        for (name, status) in renewing {
+            out.sample("sluice_token_refresh_failures_total", [("upstream", name)], Int64(status.failures))
+        }
         return out.text
     }
 

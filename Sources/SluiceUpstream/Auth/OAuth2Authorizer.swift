@@ -6,13 +6,6 @@ import Synchronization
 /// through its ``TokenEndpoint`` ahead of expiry and after a 401, one refresh at a time however many attempts wait,
 /// and stores every rotated pair in its ``TokenFile`` before using it. Drives ``TokenLifecycle``.
 final class OAuth2Authorizer: Authorizer, Sendable {
-    /// What the admin API shows of the token: never the token.
-    enum State: Equatable, Sendable {
-        case valid(expiry: Date)
-        case refreshing
-        case failed(reason: String)
-    }
-
     private typealias Waiter = CheckedContinuation<Result<OAuth2Token, UpstreamError>, Never>
 
     private struct Driver {
@@ -65,19 +58,20 @@ final class OAuth2Authorizer: Authorizer, Sendable {
         return (try? await outcome { $0.rejected(access) }.get()) != nil
     }
 
-    /// The token's state, for the admin API.
-    var state: State {
+    /// The token's state and refresh counts, for the admin API and `/metrics`.
+    var status: TokenStatus {
         driver.withLock { driver in
+            var status = TokenStatus(state: "valid", refreshes: driver.refreshes, failures: driver.failures)
             switch driver.lifecycle.phase {
-            case .usable(let token): .valid(expiry: token.expiry)
-            case .refreshing: .refreshing
-            case .failed(let reason): .failed(reason: reason)
+            case .usable(let token): status.expiry = token.expiry
+            case .refreshing: status.state = "refreshing"
+            case .failed(let reason):
+                status.state = "failed"
+                status.reason = reason
             }
+            return status
         }
     }
-
-    /// Refreshes made and refreshes that failed, since start.
-    var counts: (refreshes: Int, failures: Int) { driver.withLock { ($0.refreshes, $0.failures) } }
 
     private func credentials(with token: OAuth2Token) -> Credentials {
         Credentials(headers: extraHeaders + [token.authorization])

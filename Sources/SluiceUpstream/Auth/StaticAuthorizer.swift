@@ -1,20 +1,13 @@
 import SluiceCore
 
-/// Credentials that never change: Basic, Digest, a bearer token and static headers from the configuration. A refusal
+/// Credentials that never change: Basic, Digest, a bearer token, S3 keys and static headers from the configuration. A refusal
 /// is final: the same credentials would be refused again.
 struct StaticAuthorizer: Authorizer {
     let fixed: Credentials
 
     /// The credentials `config` names; header names and values are checked for what would split a header line.
     init(_ config: UpstreamConfig) throws(UpstreamSetupError) {
-        var lines: [Secret] = []
-        for (name, value) in config.headers.sorted(by: { $0.key < $1.key }) {
-            let breaks = { (text: String) in text.unicodeScalars.contains { $0 == "\r" || $0 == "\n" } }
-            guard !name.isEmpty, !name.contains(":"), !breaks(name), !breaks(value.value) else {
-                throw .badHeader(upstream: config.name, name: name)
-            }
-            lines.append(Secret("\(name): \(value.value)"))
-        }
+        var lines = try Self.headerLines(config)
         var login = CurlRequest.Auth.none
         switch config.auth {
         case .none: break
@@ -29,8 +22,22 @@ struct StaticAuthorizer: Authorizer {
             // so leaving it unsigned loses nothing.
             lines.append(Secret("x-amz-content-sha256: UNSIGNED-PAYLOAD"))
             if let token = credentials.sessionToken { lines.append(Secret("x-amz-security-token: \(token.value)")) }
+        case .oauth2: throw .unsupportedAuth(upstream: config.name, type: config.auth.typeName)
         }
         fixed = Credentials(headers: lines, login: login)
+    }
+
+    /// The configured static headers as `Name: value` lines, refused when one would split a header line.
+    static func headerLines(_ config: UpstreamConfig) throws(UpstreamSetupError) -> [Secret] {
+        var lines: [Secret] = []
+        for (name, value) in config.headers.sorted(by: { $0.key < $1.key }) {
+            let breaks = { (text: String) in text.unicodeScalars.contains { $0 == "\r" || $0 == "\n" } }
+            guard !name.isEmpty, !name.contains(":"), !breaks(name), !breaks(value.value) else {
+                throw .badHeader(upstream: config.name, name: name)
+            }
+            lines.append(Secret("\(name): \(value.value)"))
+        }
+        return lines
     }
 
     var ready: Credentials? { fixed }

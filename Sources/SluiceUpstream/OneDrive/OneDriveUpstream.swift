@@ -1,0 +1,82 @@
+import Foundation
+import SluiceCore
+
+/// A OneDrive or SharePoint drive through Microsoft Graph (`kind: onedrive`), signed in with OAuth2. The asset path
+/// is a path under the drive's root, or `id:ITEMID`. Content info comes from the driveItem; bytes from the item's
+/// `/content`, which Graph answers with a 302 to a pre-authenticated URL on a content host: the redirect is
+/// followed without `Authorization` (credentials only go to the API's own origin) and the `Range` goes with it.
+struct OneDriveUpstream: Upstream {
+    /// Microsoft Graph.
+    static let defaultAPI = "https://graph.microsoft.com/v1.0/"
+    /// The Microsoft identity platform's token endpoint for personal and work accounts.
+    static let defaultTokenURL = "https://login.microsoftonline.com/common/oauth2/v2.0/token"
+    /// Reading files, and a refresh token to keep doing so.
+    static let defaultScope = "offline_access Files.Read.All"
+    /// Where Graph's pre-authenticated download URLs point, when no `contentBaseURL` is configured.
+    static let contentDomains = ["sharepoint.com", "1drv.com", "livefilestore.com", "onedrive.com"]
+    /// Largest driveItem answer read.
+    static let itemBodyLimit = 256 << 10
+
+    let name: String
+    private let origin: HTTPOrigin
+    private let authorizer: OAuth2Authorizer
+
+    init(_ config: UpstreamConfig, client: CurlClient, logger: Logger?) throws(UpstreamSetupError) {
+        guard case .oauth2(let oauth) = config.auth else {
+            throw .unsupportedAuth(upstream: config.name, type: config.auth.typeName)
+        }
+        let file = TokenFile(path: oauth.tokenFile)
+        let token: OAuth2Token
+        do throws(TokenFile.Failure) {
+            token = try file.read()
+            try file.checkWritable()
+        } catch {
+            throw .tokenFile(upstream: config.name, reason: error.description)
+        }
+        let endpoint = OAuth2TokenEndpoint(
+            url: oauth.tokenURL ?? Self.defaultTokenURL, clientID: oauth.clientID, clientSecret: oauth.clientSecret,
+            scope: oauth.scope ?? Self.defaultScope, client: client, timeouts: config.timeouts)
+        name = config.name
+        authorizer = OAuth2Authorizer(
+            upstream: config.name, token: token, endpoint: endpoint, file: file, logger: logger)
+        var api = config
+        api.baseURL = config.apiBaseURL ?? Self.defaultAPI
+        api.redirectHosts = config.contentBaseURL.map { [$0] } ?? []
+        origin = try HTTPOrigin(
+            api, client: client, authorizer: authorizer,
+            redirectDomains: config.contentBaseURL == nil ? Self.contentDomains : [])
+    }
+
+    func contentInfo(for path: AssetPath) async throws(UpstreamError) -> ContentInfo {
+        let response = try await origin.perform(
+            origin.request("GET", url: origin.url(Self.item(path)), headers: ["Accept: application/json"]),
+            bodyLimit: Self.itemBodyLimit)
+        guard response.head.status == 200 else { throw UpstreamError(status: response.head.status) }
+        return try DriveItem.contentInfo(from: response.body)
+    }
+
+    func fetch(_ path: AssetPath, range: ByteRange?, ifRange: String?, into sink: any FetchSink) -> FetchHandle {
+        origin.fetch(url: origin.url(Self.content(path)), range: range, ifRange: ifRange, into: sink)
+    }
+
+    var tokenStatus: TokenStatus? { authorizer.status }
+
+    /// The driveItem's address under the API: `me/drive/root:/a/b.mp4` or `me/drive/items/ID`.
+    static func item(_ path: AssetPath) -> String {
+        if let id = itemID(path) { return "me/drive/items/" + id }
+        return "me/drive/root:/" + path.percentEncoded
+    }
+
+    /// The address of the item's bytes: `me/drive/root:/a/b.mp4:/content` or `me/drive/items/ID/content`.
+    static func content(_ path: AssetPath) -> String {
+        itemID(path) == nil ? item(path) + ":/content" : item(path) + "/content"
+    }
+
+    /// The percent-encoded item ID of an `id:ITEMID` path.
+    private static func itemID(_ path: AssetPath) -> String? {
+        guard path.segments.count == 1, path.segments[0].hasBytePrefix("id:"),
+            let id = try? AssetPath(segments: [String(path.segments[0].dropFirst(3))])
+        else { return nil }
+        return id.percentEncoded
+    }
+}
