@@ -259,7 +259,9 @@ final class FillCoordinator: Sendable {
                 fill.attempts += 1
                 fill.phase = .running
                 state.fills[id] = fill
-                let delay = settings.retryDelay * (1 << (fill.attempts - 1))
+                let delay = Self.retryDelay(after: fill.attempts, error: error, base: settings.retryDelay)
+                // A failure the fill recovers from is still a failed upstream request, counted as one.
+                if let error { metrics.recordUpstreamError(error, upstream: fill.asset.upstream) }
                 logger.warning(
                     "upstream body broke, resuming",
                     [
@@ -524,7 +526,7 @@ extension UpstreamError {
     /// Failures worth resuming the body after: the connection broke or stalled, or the upstream had a hiccup.
     var isRetryable: Bool {
         switch self {
-        case .timeout, .connectTimeout, .transport, .protocolViolation: true
+        case .timeout, .connectTimeout, .transport, .protocolViolation, .busy: true
         case .badStatus(let status): status >= 500
         default: false
         }

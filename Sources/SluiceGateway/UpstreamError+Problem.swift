@@ -12,6 +12,7 @@ extension UpstreamError {
         case .connectTimeout: .gatewayTimeout("connecting to the upstream timed out")
         case .timeout: .gatewayTimeout("the upstream did not answer in time")
         case .transport(_, let message): .badGateway("could not reach the upstream: \(message)")
+        case .busy(let status, _): .badGateway("the upstream is busy or limiting requests (\(status)); retry later")
         case .badStatus(let status): .badGateway("the upstream answered \(status)")
         case .protocolViolation(let what): .badGateway("the upstream answered incorrectly: \(what)")
         // Where the redirect led stays in the log: the client learns nothing about the upstream's network.
@@ -35,6 +36,7 @@ extension UpstreamError {
         case .connectTimeout: "connect_timeout"
         case .timeout: "timeout"
         case .transport: "transport"
+        case .busy: "busy"
         case .badStatus: "bad_status"
         case .protocolViolation: "protocol_violation"
         case .redirectRefused: "redirect_refused"

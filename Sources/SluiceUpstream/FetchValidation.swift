@@ -19,7 +19,7 @@ struct FetchValidation: Sendable {
             } else {
                 .failure(.rangeNotSatisfiable(length: nil))
             }
-        default: .failure(UpstreamError(status: head.status))
+        default: .failure(UpstreamError(response: head))
         }
     }
 

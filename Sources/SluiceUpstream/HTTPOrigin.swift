@@ -8,13 +8,15 @@ struct HTTPOrigin: Sendable {
     private let authorizer: any Authorizer
     private let timeouts: UpstreamTimeouts
     private let redirects: RedirectPolicy
+    private let backoff: RetryBackoff
 
     /// The origin `config` names, whose requests carry what `authorizer` gives (by default the configuration's
     /// static credentials), and whose redirects may also lead to https hosts in `redirectDomains`.
     init(
         _ config: UpstreamConfig, client: CurlClient, authorizer: (any Authorizer)? = nil,
-        redirectDomains: [String] = []
+        redirectDomains: [String] = [], backoff: RetryBackoff = RetryBackoff()
     ) throws(UpstreamSetupError) {
+        self.backoff = backoff
         guard let base = config.baseURL, let origin = CurlURL.origin(base), ["http", "https"].contains(origin.scheme)
         else { throw .badBaseURL(upstream: config.name) }
         var allowed: Set = [origin]
@@ -58,9 +60,26 @@ struct HTTPOrigin: Sendable {
         baseURL + relative
     }
 
-    /// Sends `request` with the credentials current now and buffers the answer (see
-    /// ``CurlClient/perform(_:bodyLimit:)``); a 401 is answered once more if the authorizer renewed them.
+    /// Sends `request` and buffers the answer (see ``CurlClient/perform(_:bodyLimit:)``): a busy or rate-limiting
+    /// answer (429, 500, 503) is asked again after ``RetryBackoff``'s delay, and the last answer returned.
     func perform(_ request: CurlRequest, bodyLimit: Int) async throws(UpstreamError) -> CurlResponse {
+        var attempt = 1
+        while true {
+            let response = try await performAuthorized(request, bodyLimit: bodyLimit)
+            guard RetryBackoff.busyStatuses.contains(response.head.status), attempt < backoff.attempts else {
+                return response
+            }
+            do {
+                try await Task.sleep(for: backoff.delay(after: attempt, retryAfter: response.head.value("retry-after")))
+            } catch {
+                throw .cancelled
+            }
+            attempt += 1
+        }
+    }
+
+    /// Sends `request` with the credentials current now; a 401 is answered once more if the authorizer renewed them.
+    private func performAuthorized(_ request: CurlRequest, bodyLimit: Int) async throws(UpstreamError) -> CurlResponse {
         var attempt = request
         if let ready = authorizer.ready {
             attempt.credentials = ready
@@ -109,7 +128,7 @@ struct HTTPOrigin: Sendable {
         case 405, 501:
             break
         default:
-            throw UpstreamError(status: head.status)
+            throw UpstreamError(response: head)
         }
         return try await probeContentInfo(for: path)
     }
@@ -128,7 +147,7 @@ struct HTTPOrigin: Sendable {
         case (206, _):
             throw .protocolViolation("206 without a usable Content-Range")
         default:
-            throw UpstreamError(status: head.status)
+            throw UpstreamError(response: head)
         }
     }
 }

@@ -1,12 +1,12 @@
 import SluiceCore
 
 /// An S3-compatible object store (`kind: s3`): the asset path is the object key. Requests are signed with SigV4 by
-/// libcurl; content info comes from `HEAD` (asked again after a short backoff while S3 answers "busy"), bytes from
+/// libcurl; content info comes from `HEAD` (asked again after a short backoff while S3 answers "busy", as every
+/// HTTP origin's requests are), bytes from
 /// ranged GET, versioned by the object's ETag like any HTTP origin.
 struct S3Upstream: Upstream {
     let name: String
     private let origin: HTTPOrigin
-    private let backoff: RetryBackoff
 
     init(_ config: UpstreamConfig, client: CurlClient, backoff: RetryBackoff = RetryBackoff())
         throws(UpstreamSetupError)
@@ -17,34 +17,21 @@ struct S3Upstream: Upstream {
         var bucket = config
         bucket.baseURL = location.baseURL
         bucket.redirectHosts = []
-        origin = try HTTPOrigin(bucket, client: client)
-        self.backoff = backoff
+        origin = try HTTPOrigin(bucket, client: client, backoff: backoff)
     }
 
     func contentInfo(for path: AssetPath) async throws(UpstreamError) -> ContentInfo {
-        var attempt = 1
-        while true {
-            let head = try await origin.perform(origin.request("HEAD", path), bodyLimit: 0).head
-            switch head.status {
-            case 200..<300:
-                guard let length = try head.contentLength() else {
-                    throw .protocolViolation("HEAD without Content-Length")
-                }
-                return ContentInfo(length: length, head: head)
-            case 404:
-                throw .notFound
-            case let status where RetryBackoff.busyStatuses.contains(status) && attempt < backoff.attempts:
-                do {
-                    try await Task.sleep(for: backoff.delay(after: attempt, retryAfter: head.value("retry-after")))
-                } catch {
-                    throw .cancelled
-                }
-                attempt += 1
-            case 400, 403:
-                throw await refusal(of: path, status: head.status)
-            default:
-                throw UpstreamError(status: head.status)
-            }
+        let head = try await origin.perform(origin.request("HEAD", path), bodyLimit: 0).head
+        switch head.status {
+        case 200..<300:
+            guard let length = try head.contentLength() else { throw .protocolViolation("HEAD without Content-Length") }
+            return ContentInfo(length: length, head: head)
+        case 404:
+            throw .notFound
+        case 400, 403:
+            throw await refusal(of: path, status: head.status)
+        default:
+            throw UpstreamError(response: head)
         }
     }
 

@@ -9,4 +9,13 @@ extension UpstreamError {
         default: self = .badStatus(status)
         }
     }
+
+    /// The error for a response that is not the expected success: as ``init(status:)``, and a 429 or 503 is
+    /// ``busy(status:retryAfter:)`` with the delay its `Retry-After` asks for.
+    init(response head: CurlResponseHead) {
+        switch head.status {
+        case 429, 503: self = .busy(status: head.status, retryAfter: RetryBackoff.retryAfter(head.value("retry-after")))
+        default: self.init(status: head.status)
+        }
+    }
 }

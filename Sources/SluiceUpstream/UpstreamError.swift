@@ -15,6 +15,9 @@ public enum UpstreamError: Error, Equatable, Sendable {
     case timeout
     /// Could not connect or the connection broke (libcurl code and message). Maps to 502.
     case transport(code: Int, message: String)
+    /// The upstream is rate-limiting or busy (429, 503), and said when to come back if it did (`Retry-After`): worth
+    /// asking again. Maps to 503.
+    case busy(status: Int, retryAfter: Duration?)
     /// The upstream answered with an unexpected status. Maps to 502.
     case badStatus(Int)
     /// The response was malformed: wrong Content-Range, short body, missing length, unparsable PROPFIND. Maps to 502.

@@ -44,7 +44,7 @@ struct WebDAVUpstream: Upstream {
             // PROPFIND not implemented or not allowed here: plain HTTP metadata still works.
             break
         default:
-            throw UpstreamError(status: response.head.status)
+            throw UpstreamError(response: response.head)
         }
         return try await origin.headContentInfo(for: path)
     }

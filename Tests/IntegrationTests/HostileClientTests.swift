@@ -33,7 +33,7 @@ import Testing
                 }
             }
             // Connections still in the listen backlog are accepted, then released within one sweep.
-            let served = await Poll.value(within: .seconds(5)) {
+            let served = await Poll.value(within: .seconds(15)) {
                 try? await RawHTTP.request(
                     port: port, target: "/stream/web/data.bin", headers: ["Range": "bytes=1000-1999"],
                     timeoutSeconds: 2)
@@ -46,7 +46,8 @@ import Testing
             try await Self.expectRangedGet(port: port, data: data, first: 5, last: 70_004)
             let closedAfter = try await lifetimes
             #expect(closedAfter.count == 60, "\(60 - closedAfter.count) dripping connections were never closed")
-            #expect(closedAfter.allSatisfy { $0 <= .seconds(5) }, "\(closedAfter.max() ?? .zero)")
+            // A 1 s deadline, a sweep a second, and slack for a loaded machine: far below the 60 s idle timeout.
+            #expect(closedAfter.allSatisfy { $0 <= .seconds(8) }, "\(closedAfter.max() ?? .zero)")
 
             // A body framed two ways: refused, and the request hidden in it is never answered.
             let smuggled = Array(

@@ -114,11 +114,11 @@ import Testing
         }
     }
 
-    /// Waits (up to 5 s) for the gateway's descriptors to come back to `idle`, plus a few for the index and log.
+    /// Waits (up to 10 s) for the gateway's descriptors to come back to `idle`, plus a few for the index and log.
     static func expectDescriptorsSettle(_ gateway: GatewayProcess, at idle: Int) async throws {
         let slack = 4
         var settled = ProcessProbe.openDescriptorCount(of: gateway.pid) ?? .max
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(10)
         while settled > idle + slack, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(50))
             settled = ProcessProbe.openDescriptorCount(of: gateway.pid) ?? .max

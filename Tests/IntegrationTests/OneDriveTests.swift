@@ -141,6 +141,29 @@ import Testing
         }
     }
 
+    /// 429 with `Retry-After` on the API, for content info and for the download's redirect alike: the gateway waits
+    /// as long as it was asked (the emulator refuses an early retry without counting it down) and gets through.
+    @Test func rateLimitsAreWaitedOut() async throws {
+        let drive = try TemporaryDirectory()
+        let data = try await RandomData.file("a.bin", in: drive, count: 200_000)
+        let emulator = try await OneDriveEmulator(root: drive.path)
+        let folder = try TemporaryDirectory()
+        let file = try Self.tokenFile(for: emulator, in: folder)
+        try await TestGateway.run(upstreams: [Self.upstream(emulator, tokenFile: file)]) { gateway in
+            try await emulator.control(
+                "_throttle", ["count": 2, "status": 429, "retryAfter": 1, "scope": "graph", "enforce": true])
+            let result = try await TestHTTP.get(gateway.streamURL("od", "a.bin"))
+            #expect(result.status == 200 && result.body == data, "\(result.status) \(result.text.prefix(200))")
+            let api = try #require(try await emulator.stats()["api"] as? [String: Any])
+            #expect(api["throttled"] as? Int == 2, "\(api)")
+            #expect(api["earlyRetries"] as? Int == 0, "a retry came before Retry-After: \(api)")
+            // Throttled again beyond what a request waits for: the client hears the upstream is busy.
+            try await emulator.control("_throttle", ["count": 100, "status": 503, "retryAfter": 0, "scope": "graph"])
+            let busy = try await TestHTTP.get(gateway.streamURL("od", "other.bin"))
+            #expect(busy.status == 502 && busy.text.contains("busy"), "\(busy.status) \(busy.text)")
+        }
+    }
+
     /// The rotated refresh token is saved before it is used: a gateway killed right after a refresh starts again
     /// from the file (the emulator refuses a spent refresh token), and after a second kill too. From the second
     /// round on, the stored access token looks valid but the emulator has expired it: the 401 renews it.

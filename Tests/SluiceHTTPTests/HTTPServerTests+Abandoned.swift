@@ -24,12 +24,13 @@ extension HTTPServerTests {
                 }
             }
             // Connections still in the listen backlog are not counted yet: the request is retried until they are
-            // accepted and released (at most one sweep after their accept).
-            let response = await Poll.value(within: .seconds(3)) {
+            // accepted and released (one sweep after their accept; the bound is slack for a loaded machine, and
+            // still a quarter of the idle timeout that held them before).
+            let response = await Poll.value(within: .seconds(15)) {
                 try? await onOwnThread { try RawHTTPConnection(port: server.port).get("/after") }
             }
             #expect(response?.status == 200)
-            let released = await Poll.until(within: .seconds(3)) { SocketCensus.sockets(onPort: server.port) <= 1 }
+            let released = await Poll.until(within: .seconds(15)) { SocketCensus.sockets(onPort: server.port) <= 1 }
             #expect(released, "\(SocketCensus.sockets(onPort: server.port)) sockets still open on the port")
         }
     }
@@ -46,8 +47,8 @@ extension HTTPServerTests {
             #expect(response.status == 200)
             let closedAfter = try await lifetimes
             #expect(closedAfter.count == 100)
-            // The sweeper runs every 200 ms; the rest is slack for a loaded machine.
-            #expect(closedAfter.allSatisfy { $0 >= .milliseconds(900) && $0 <= .seconds(4) }, "\(closedAfter)")
+            // The sweeper runs every 200 ms; the rest is slack for a loaded machine (the idle timeout is 30 s).
+            #expect(closedAfter.allSatisfy { $0 >= .milliseconds(900) && $0 <= .seconds(8) }, "\(closedAfter)")
         }
     }
 

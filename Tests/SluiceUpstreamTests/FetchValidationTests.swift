@@ -83,7 +83,12 @@ import Testing
         Case(name: "410", requested: r, status: 410, fields: [:], expected: .failure(.notFound)),
         Case(name: "412", requested: r, status: 412, fields: [:], expected: .failure(.changed)),
         Case(name: "302 not followed", requested: r, status: 302, fields: [:], expected: .failure(.badStatus(302))),
-        Case(name: "503", requested: r, status: 503, fields: [:], expected: .failure(.badStatus(503))),
+        Case(
+            name: "503", requested: r, status: 503, fields: [:], expected: .failure(.busy(status: 503, retryAfter: nil))
+        ),
+        Case(
+            name: "429 with Retry-After", requested: r, status: 429, fields: ["Retry-After": "2"],
+            expected: .failure(.busy(status: 429, retryAfter: .seconds(2)))),
     ]
 
     @Test(arguments: cases)

@@ -1,3 +1,4 @@
+import Foundation
 import SluiceCore
 import Testing
 
@@ -48,5 +49,25 @@ struct S3ErrorCodeTests {
         #expect(backoff.delay(after: 1, retryAfter: " 1 ") == .seconds(1))
         #expect(backoff.delay(after: 1, retryAfter: "120") == .seconds(2))
         #expect(backoff.delay(after: 30, retryAfter: nil) <= .seconds(2))
+    }
+
+    @Test func retryAfterIsReadAsSecondsOrAnHTTPDate() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(RetryBackoff.retryAfter("7", now: now) == .seconds(7))
+        #expect(RetryBackoff.retryAfter(" 0 ", now: now) == .zero)
+        #expect(RetryBackoff.retryAfter(HTTPDate.format(now.addingTimeInterval(30)), now: now) == .seconds(30))
+        #expect(RetryBackoff.retryAfter(HTTPDate.format(now.addingTimeInterval(-30)), now: now) == .zero)
+        #expect(RetryBackoff.retryAfter("99999999999", now: now) == .seconds(86_400), "at most a day")
+        for malformed in [nil, "", "-1", "1.5", "soon", "9223372036854775808"] {
+            #expect(RetryBackoff.retryAfter(malformed, now: now) == nil, "\(malformed ?? "nil")")
+        }
+    }
+
+    @Test func busyAnswersCarryTheirRetryAfter() {
+        let head = CurlResponseHead(status: 429, fields: [("retry-after", "3")])
+        #expect(UpstreamError(response: head) == .busy(status: 429, retryAfter: .seconds(3)))
+        #expect(
+            UpstreamError(response: CurlResponseHead(status: 503, fields: [])) == .busy(status: 503, retryAfter: nil))
+        #expect(UpstreamError(response: CurlResponseHead(status: 500, fields: [])) == .badStatus(500))
     }
 }

@@ -86,7 +86,9 @@ import Testing
         // `status/503/` answers 503 with `Retry-After: 1`; the cap keeps the test short.
         let config = Self.config(endpoint: origin.baseURL, bucket: "status", style: .path, auth: .none)
         let upstream = try S3Upstream(config, client: client, backoff: RetryBackoff(cap: .milliseconds(20)))
-        #expect(await TestFixtures.contentInfoError(upstream, "503/clip.mp4") == .badStatus(503))
+        #expect(
+            await TestFixtures.contentInfoError(upstream, "503/clip.mp4") == .busy(status: 503, retryAfter: .seconds(1))
+        )
         #expect(try await origin.requests().map(\.method) == ["HEAD", "HEAD", "HEAD"])
 
         try await origin.peer.resetStats()

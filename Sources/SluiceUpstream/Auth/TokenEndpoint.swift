@@ -68,7 +68,7 @@ struct OAuth2TokenEndpoint: TokenEndpoint {
             .unavailable(
                 status == 200
                     ? .protocolViolation("token answer without an access_token")
-                    : UpstreamError(status: status)))
+                    : UpstreamError(response: response.head)))
     }
 }
 

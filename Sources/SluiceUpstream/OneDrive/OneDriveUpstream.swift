@@ -51,7 +51,7 @@ struct OneDriveUpstream: Upstream {
         let response = try await origin.perform(
             origin.request("GET", url: origin.url(Self.item(path)), headers: ["Accept: application/json"]),
             bodyLimit: Self.itemBodyLimit)
-        guard response.head.status == 200 else { throw UpstreamError(status: response.head.status) }
+        guard response.head.status == 200 else { throw UpstreamError(response: response.head) }
         return try DriveItem.contentInfo(from: response.body)
     }
 
