@@ -2,11 +2,7 @@ import Foundation
 
 extension ConfigReader {
     func readAuth(_ value: Any, at key: String) -> AuthConfig? {
-        guard let object = value as? [String: Any] else {
-            fail(key, "expected an object")
-            return nil
-        }
-        guard let type = string(object, "type", at: key, required: true) else { return nil }
+        guard let (object, type) = authObject(value, at: key) else { return nil }
         switch type {
         case "none":
             _ = self.object(object, at: key, allowed: ["type"])
@@ -35,6 +31,16 @@ extension ConfigReader {
                 "unknown auth type \"\(type)\" (expected none, basic, digest, bearer, sigv4 or oauth2)")
             return nil
         }
+    }
+
+    /// An `auth` object and its `type`, which every kind's auth needs.
+    func authObject(_ value: Any, at key: String) -> (object: [String: Any], type: String)? {
+        guard let object = value as? [String: Any] else {
+            fail(key, "expected an object")
+            return nil
+        }
+        guard let type = string(object, "type", at: key, required: true) else { return nil }
+        return (object, type)
     }
 
     /// `{"type": "oauth2", "tokenFile": …, "clientIdEnv"|"clientIdFile": …, ["clientSecretEnv"|"clientSecretFile": …],

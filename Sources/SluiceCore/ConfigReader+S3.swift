@@ -20,11 +20,7 @@ extension ConfigReader {
 
     /// `auth` of an `s3` upstream: absent or `none` for a public bucket, else `sigv4`.
     func readS3Auth(_ value: Any, region: String, at key: String) -> AuthConfig? {
-        guard let object = value as? [String: Any] else {
-            fail(key, "expected an object")
-            return nil
-        }
-        guard let type = string(object, "type", at: key, required: true) else { return nil }
+        guard let (object, type) = authObject(value, at: key) else { return nil }
         switch type {
         case "none":
             _ = self.object(object, at: key, allowed: ["type"])

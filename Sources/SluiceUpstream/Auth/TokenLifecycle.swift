@@ -59,24 +59,20 @@ struct TokenLifecycle: Equatable {
 
     /// An attempt is about to be sent at `now`.
     mutating func need(at now: Date) -> Action {
-        switch phase {
-        case .usable(let token) where !token.isDue(at: now, margin: margin):
-            return .use(token)
-        case .usable(let token):
-            phase = .refreshing(current: token, attempt: 1)
-            return .refresh(token.refreshToken)
-        case .refreshing:
-            return .wait
-        case .failed(let reason):
-            return .fail(Self.failure(reason))
-        }
+        let margin = margin
+        return renew { !$0.isDue(at: now, margin: margin) }
     }
 
     /// An attempt made with `accessToken` was answered 401.
     mutating func rejected(_ accessToken: Secret) -> Action {
+        // A token renewed since that attempt was sent is the one the next attempt carries.
+        renew { $0.accessToken != accessToken }
+    }
+
+    /// The token in use when `stillGood` says so, else a refresh of it (or the wait for the one running).
+    private mutating func renew(unless stillGood: (OAuth2Token) -> Bool) -> Action {
         switch phase {
-        case .usable(let token) where token.accessToken != accessToken:
-            // Renewed since that attempt was sent: the next one carries the new token.
+        case .usable(let token) where stillGood(token):
             return .use(token)
         case .usable(let token):
             phase = .refreshing(current: token, attempt: 1)
