@@ -24,7 +24,8 @@ let package = Package(
             name: "SluiceGateway",
             dependencies: ["SluiceCore", "SluiceCrypto", "SluiceHTTP", "SluiceUpstream", "SluiceCache"]
         ),
-        .executableTarget(name: "sluice", dependencies: ["SluiceGateway"]),
+        .executableTarget(
+            name: "sluice", dependencies: ["SluiceCore", "SluiceHTTP", "SluiceUpstream", "SluiceGateway"]),
 
         .target(
             name: "SluiceTestSupport", dependencies: ["SluiceCore", "SluiceGateway"], path: "Tests/SluiceTestSupport"),

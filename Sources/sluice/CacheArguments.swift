@@ -32,10 +32,10 @@ struct CacheArguments {
     let json: Bool
 
     /// Parses `arguments` (after `cache`).
-    init(_ arguments: [String]) throws(CacheCommandError) {
+    init(_ arguments: [String]) throws(CommandError) {
         var rest = arguments[...]
         guard let verb = rest.popFirst() else {
-            throw CacheCommandError(message: "missing subcommand (stats, ls, purge, verify)")
+            throw CommandError(message: "missing subcommand (stats, ls, purge, verify)")
         }
         var options: [String: String] = [:]
         var flags: Set<String> = []
@@ -43,12 +43,12 @@ struct CacheArguments {
         let valued: Set = ["--config", "--dir", "--chunk-size", "--key-file", "--server", "--token-env", "--limit"]
         while let argument = rest.popFirst() {
             if valued.contains(argument) {
-                guard let value = rest.popFirst() else { throw CacheCommandError(message: "\(argument) needs a value") }
+                guard let value = rest.popFirst() else { throw CommandError(message: "\(argument) needs a value") }
                 options[argument] = value
             } else if ["--json", "--all"].contains(argument) {
                 flags.insert(argument)
             } else if argument.hasPrefix("--") {
-                throw CacheCommandError(message: "unknown option \(argument)")
+                throw CommandError(message: "unknown option \(argument)")
             } else {
                 operands.append(argument)
             }
@@ -56,28 +56,28 @@ struct CacheArguments {
         json = flags.contains("--json")
         source = try Self.source(options)
         action = try Self.action(verb, operands: operands, all: flags.contains("--all"), limit: options["--limit"])
-        if options["--limit"] != nil, verb != "ls" { throw CacheCommandError(message: "--limit applies to ls only") }
-        if flags.contains("--all"), verb != "purge" { throw CacheCommandError(message: "--all applies to purge only") }
+        if options["--limit"] != nil, verb != "ls" { throw CommandError(message: "--limit applies to ls only") }
+        if flags.contains("--all"), verb != "purge" { throw CommandError(message: "--all applies to purge only") }
     }
 
-    private static func source(_ options: [String: String]) throws(CacheCommandError) -> Source {
+    private static func source(_ options: [String: String]) throws(CommandError) -> Source {
         let chosen = ["--config", "--dir", "--server"].filter { options[$0] != nil }
-        guard chosen.count <= 1 else { throw CacheCommandError(message: "use one of --config, --dir, --server") }
+        guard chosen.count <= 1 else { throw CommandError(message: "use one of --config, --dir, --server") }
         if options["--chunk-size"] != nil || options["--key-file"] != nil, chosen != ["--dir"] {
-            throw CacheCommandError(message: "--chunk-size and --key-file go with --dir")
+            throw CommandError(message: "--chunk-size and --key-file go with --dir")
         }
         if options["--token-env"] != nil, chosen != ["--server"] {
-            throw CacheCommandError(message: "--token-env goes with --server")
+            throw CommandError(message: "--token-env goes with --server")
         }
         if let server = options["--server"] {
             guard let url = URL(string: server), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
-                throw CacheCommandError(message: "--server needs an http:// or https:// URL")
+                throw CommandError(message: "--server needs an http:// or https:// URL")
             }
             return .server(url, tokenVariable: options["--token-env"] ?? defaultTokenVariable)
         }
         if let directory = options["--dir"] {
             guard let chunkSize = options["--chunk-size"] else {
-                throw CacheCommandError(
+                throw CommandError(
                     message:
                         "--dir needs --chunk-size (the gateway's cache.chunkSize; a cache opened with another is emptied)"
                 )
@@ -89,39 +89,39 @@ struct CacheArguments {
         {
             return .config(path: path)
         }
-        throw CacheCommandError(
+        throw CommandError(
             message: "name the cache: --config FILE (or $SLUICE_CONFIG), --dir DIR, or --server URL")
     }
 
-    private static func action(_ verb: String, operands: [String], all: Bool, limit: String?) throws(CacheCommandError)
+    private static func action(_ verb: String, operands: [String], all: Bool, limit: String?) throws(CommandError)
         -> Action
     {
         switch verb {
         case "stats", "verify":
-            guard operands.isEmpty else { throw CacheCommandError(message: "\(verb) takes no operand") }
+            guard operands.isEmpty else { throw CommandError(message: "\(verb) takes no operand") }
             return verb == "stats" ? .stats : .verify
         case "ls":
-            guard operands.isEmpty else { throw CacheCommandError(message: "ls takes no operand") }
+            guard operands.isEmpty else { throw CommandError(message: "ls takes no operand") }
             guard let limit else { return .list(limit: nil) }
             guard let count = Int(limit), count > 0 else {
-                throw CacheCommandError(message: "--limit needs a positive integer")
+                throw CommandError(message: "--limit needs a positive integer")
             }
             return .list(limit: count)
         case "purge":
             if all {
                 guard operands.isEmpty else {
-                    throw CacheCommandError(message: "purge takes an asset ID or --all, not both")
+                    throw CommandError(message: "purge takes an asset ID or --all, not both")
                 }
                 return .purgeAll
             }
-            guard operands.count == 1 else { throw CacheCommandError(message: "purge needs one ASSET_ID (or --all)") }
+            guard operands.count == 1 else { throw CommandError(message: "purge needs one ASSET_ID (or --all)") }
             do {
                 return .purge(try AssetID(parsing: operands[0]))
             } catch {
-                throw CacheCommandError(message: "\(operands[0]) is not an asset ID (\(error))")
+                throw CommandError(message: "\(operands[0]) is not an asset ID (\(error))")
             }
         default:
-            throw CacheCommandError(message: "unknown subcommand \"\(verb)\" (stats, ls, purge, verify)")
+            throw CommandError(message: "unknown subcommand \"\(verb)\" (stats, ls, purge, verify)")
         }
     }
 }

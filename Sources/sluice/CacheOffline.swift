@@ -59,7 +59,7 @@ final class CacheOffline: CacheTarget {
         }
     }
 
-    func stats() throws(CacheCommandError) -> CacheStatsResult {
+    func stats() throws(CommandError) -> CacheStatsResult {
         let totals = try attempt { () throws(CacheError) in try store.stats() }
         let entries = try allEntries(limit: nil)
         return .offline(
@@ -68,25 +68,25 @@ final class CacheOffline: CacheTarget {
                 cachedBytes: entries.reduce(0) { $0 + $1.cachedBytes }, pinned: entries.count { $0.pinned }))
     }
 
-    func list(limit: Int?) throws(CacheCommandError) -> [AdminAssetSummary] {
+    func list(limit: Int?) throws(CommandError) -> [AdminAssetSummary] {
         try allEntries(limit: limit).map(AdminAssetSummary.init)
     }
 
-    func purge(_ asset: AssetID) throws(CacheCommandError) -> Bool {
+    func purge(_ asset: AssetID) throws(CommandError) -> Bool {
         try attempt { () throws(CacheError) in try store.purge(asset.description) }
     }
 
-    func purgeAll() throws(CacheCommandError) {
+    func purgeAll() throws(CommandError) {
         try attempt { () throws(CacheError) in try store.purgeAll() }
     }
 
-    func verify() throws(CacheCommandError) -> AdminVerifyReport {
+    func verify() throws(CommandError) -> AdminVerifyReport {
         AdminVerifyReport(try attempt { () throws(CacheError) in try store.verify(dropBad: true) })
     }
 
     func close() { store.close() }
 
-    private func allEntries(limit: Int?) throws(CacheCommandError) -> [CacheEntry] {
+    private func allEntries(limit: Int?) throws(CommandError) -> [CacheEntry] {
         var entries: [CacheEntry] = []
         var cursor: String?
         repeat {
@@ -99,11 +99,11 @@ final class CacheOffline: CacheTarget {
         return limit.map { Array(entries.prefix($0)) } ?? entries
     }
 
-    private func attempt<T>(_ body: () throws(CacheError) -> T) throws(CacheCommandError) -> T {
+    private func attempt<T>(_ body: () throws(CacheError) -> T) throws(CommandError) -> T {
         do {
             return try body()
         } catch {
-            throw CacheCommandError(message: "the cache index failed: \(error)")
+            throw CommandError(message: "the cache index failed: \(error)")
         }
     }
 }

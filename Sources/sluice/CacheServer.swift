@@ -16,11 +16,11 @@ struct CacheServer: CacheTarget {
     /// Assets asked per page.
     private static let pageSize = 1_000
 
-    func stats() async throws(CacheCommandError) -> CacheStatsResult {
+    func stats() async throws(CommandError) -> CacheStatsResult {
         .server(try decode(AdminCacheTotals.self, try await call("GET", "/admin/cache", expect: 200)))
     }
 
-    func list(limit: Int?) async throws(CacheCommandError) -> [AdminAssetSummary] {
+    func list(limit: Int?) async throws(CommandError) -> [AdminAssetSummary] {
         var assets: [AdminAssetSummary] = []
         var cursor: String?
         repeat {
@@ -34,15 +34,15 @@ struct CacheServer: CacheTarget {
         return assets
     }
 
-    func purge(_ asset: AssetID) async throws(CacheCommandError) -> Bool {
+    func purge(_ asset: AssetID) async throws(CommandError) -> Bool {
         try await call("DELETE", asset.adminPath, expect: 204, orNotFound: true) != nil
     }
 
-    func purgeAll() async throws(CacheCommandError) {
+    func purgeAll() async throws(CommandError) {
         _ = try await call("DELETE", "/admin/cache", expect: 204)
     }
 
-    func verify() async throws(CacheCommandError) -> AdminVerifyReport {
+    func verify() async throws(CommandError) -> AdminVerifyReport {
         try decode(AdminVerifyReport.self, try await call("POST", "/admin/cache/verify", expect: 200))
     }
 
@@ -52,10 +52,10 @@ struct CacheServer: CacheTarget {
     /// problem's detail.
     @discardableResult
     private func call(_ method: String, _ target: String, expect: Int, orNotFound: Bool = false)
-        async throws(CacheCommandError) -> [UInt8]?
+        async throws(CommandError) -> [UInt8]?
     {
         guard let url = URL(string: base.absoluteString.trimmingSuffix("/") + target) else {
-            throw CacheCommandError(message: "cannot build a URL from \(base) and \(target)")
+            throw CommandError(message: "cannot build a URL from \(base) and \(target)")
         }
         var request = URLRequest(url: url)
         request.httpMethod = method
@@ -66,20 +66,20 @@ struct CacheServer: CacheTarget {
         do {
             (data, response) = try await URLSession.shared.data(for: request)
         } catch {
-            throw CacheCommandError(message: "\(method) \(url.absoluteString) failed: \(error.localizedDescription)")
+            throw CommandError(message: "\(method) \(url.absoluteString) failed: \(error.localizedDescription)")
         }
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         if status == expect { return [UInt8](data) }
         if status == 404, orNotFound { return nil }
         let detail = (try? JSONSerialization.jsonObject(with: data) as? [String: Any])?["detail"] as? String
-        throw CacheCommandError(message: "\(method) \(target) answered \(status)" + (detail.map { ": \($0)" } ?? ""))
+        throw CommandError(message: "\(method) \(target) answered \(status)" + (detail.map { ": \($0)" } ?? ""))
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]?) throws(CacheCommandError) -> T {
+    private func decode<T: Decodable>(_ type: T.Type, _ body: [UInt8]?) throws(CommandError) -> T {
         do {
             return try AdminJSON.decode(type, from: body ?? [])
         } catch {
-            throw CacheCommandError(message: "the server's answer is not a \(type) document: \(error)")
+            throw CommandError(message: "the server's answer is not a \(type) document: \(error)")
         }
     }
 }

@@ -3,9 +3,9 @@ enum CheckConfig {
     static func run(_ arguments: [String]) -> Int32 {
         guard arguments.count == 1, let path = arguments.first else {
             printError("usage: sluice check-config FILE")
-            return 64
+            return ExitStatus.usage
         }
-        guard let config = ConfigArgument.load(path) else { return 78 }
+        guard let config = ConfigArgument.load(path) else { return ExitStatus.badConfig }
         print(
             "\(path): OK (\(config.upstreams.count) upstreams: \(config.upstreams.keys.sorted().joined(separator: ", ")))"
         )

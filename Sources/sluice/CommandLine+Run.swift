@@ -7,18 +7,19 @@ extension CommandLine {
     static func run(_ arguments: [String]) async -> Int32 {
         guard let command = arguments.first else {
             print(Usage.text)
-            return 64
+            return ExitStatus.usage
         }
         let rest = Array(arguments.dropFirst())
         switch command {
         case "serve": return await Serve.run(rest)
         case "check-config": return CheckConfig.run(rest)
         case "cache": return await CacheCommand.run(rest)
+        case "auth": return await AuthCommand.run(rest)
         case "version", "--version": print("sluice \(SluiceVersion.current)")
         case "help", "--help", "-h": print(Usage.text)
         default:
             printError("sluice: unknown command \"\(command)\"\n\n\(Usage.text)")
-            return 64
+            return ExitStatus.usage
         }
         return 0
     }

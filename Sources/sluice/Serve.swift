@@ -7,7 +7,9 @@ import Synchronization
 /// `sluice serve`: runs the gateway until SIGTERM or SIGINT, then shuts down gracefully.
 enum Serve {
     static func run(_ arguments: [String]) async -> Int32 {
-        guard let path = ConfigArgument.path(in: arguments), let config = ConfigArgument.load(path) else { return 78 }
+        guard let path = ConfigArgument.path(in: arguments), let config = ConfigArgument.load(path) else {
+            return ExitStatus.badConfig
+        }
         let logger = Logger(format: config.logging.format, level: config.logging.level)
         // Writes to a client that went away must fail with EPIPE, not kill the process.
         signal(SIGPIPE, SIG_IGN)

@@ -15,9 +15,12 @@ public final class OneDriveEmulator: Sendable {
     public let process: ChildProcess
     private let workspace: TemporaryDirectory
 
-    /// Starts the emulator on `root` with access tokens living `accessTokenTTL` seconds and download URLs
-    /// `contentURLTTL` seconds.
-    public init(root: String, accessTokenTTL: Int = 3_600, contentURLTTL: Int = 300) async throws {
+    /// Starts the emulator on `root` with access tokens living `accessTokenTTL` seconds, download URLs
+    /// `contentURLTTL` seconds, and device codes `deviceCodeTTL` seconds polled `deviceInterval` seconds apart.
+    public init(
+        root: String, accessTokenTTL: Int = 3_600, contentURLTTL: Int = 300, deviceCodeTTL: Int = 900,
+        deviceInterval: Int = 5
+    ) async throws {
         workspace = try TemporaryDirectory()
         let refreshToken = "seeded-\(UInt64.random(in: .min ... .max))"
         self.refreshToken = refreshToken
@@ -27,6 +30,7 @@ public final class OneDriveEmulator: Sendable {
                 "/usr/bin/python3", Repository.fixture("onedrive_emulator.py"), "--root", root, "--port", "0",
                 "--content-port", "0", "--port-file", portFile, "--client-id", Self.clientID, "--refresh-token",
                 refreshToken, "--access-token-ttl", String(accessTokenTTL), "--content-url-ttl", String(contentURLTTL),
+                "--device-code-ttl", String(deviceCodeTTL), "--device-interval", String(deviceInterval),
             ], logPath: workspace.file("output.log"))
         self.process = process
         let ports = try await Poll.value(within: .seconds(30), every: .milliseconds(50)) { () throws -> (Int, Int)? in
