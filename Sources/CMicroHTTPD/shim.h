@@ -60,6 +60,12 @@ static inline long long sluice_tcp_ms_since_data(int fd)
     return info.tcpi_last_data_recv;
 }
 
+/// Sets the connection's inactivity timeout (MHD_set_connection_option is variadic, which Swift cannot call).
+static inline void sluice_mhd_set_connection_timeout(struct MHD_Connection *connection, unsigned int seconds)
+{
+    MHD_set_connection_option(connection, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
+}
+
 /// The connection's socket, or -1.
 static inline int sluice_mhd_connection_fd(struct MHD_Connection *connection)
 {

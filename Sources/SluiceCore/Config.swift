@@ -195,6 +195,8 @@ public struct UpstreamConfig: Sendable {
     /// Origins (`https://cdn.example.com`) that redirects may lead to besides the base URL's own, for `webdav` and
     /// `http`; a redirect anywhere else ends the request.
     public var redirectHosts: [String] = []
+    /// Requests to the upstream in flight at once, at most; more wait for a slot.
+    public var maxConcurrentRequests = 16
     /// A cloud kind's API, when not the provider's public one (`onedrive`: Microsoft Graph's `v1.0`; ends with `/`).
     public var apiBaseURL: String?
     /// The origin a cloud kind's downloads are redirected to, when not the provider's own content hosts.

@@ -38,7 +38,9 @@ extension ConfigReader {
         var upstream = UpstreamConfig(name: name, kind: kind)
         switch kind {
         case .webdav, .http:
-            let allowed: Set = ["kind", "baseURL", "auth", "headers", "timeouts", "redirectHosts", "access"]
+            let allowed: Set = [
+                "kind", "baseURL", "auth", "headers", "timeouts", "redirectHosts", "access", "maxConcurrentRequests",
+            ]
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
             upstream.baseURL = baseURL(object, at: key)
             upstream.auth = object["auth"].flatMap { readAuth($0, at: Self.key(key, "auth")) } ?? .none
@@ -53,7 +55,7 @@ extension ConfigReader {
             }
             readAccess(object, at: key)
         case .directory:
-            let requestSettings = ["auth", "headers", "timeouts", "redirectHosts", "baseURL"]
+            let requestSettings = ["auth", "headers", "timeouts", "redirectHosts", "baseURL", "maxConcurrentRequests"]
             let allowed = Set(["kind", "root", "access"] + requestSettings)
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
             // A directory upstream makes no HTTP requests, so request settings would silently do nothing.
@@ -65,6 +67,7 @@ extension ConfigReader {
         case .s3:
             let allowed: Set = [
                 "kind", "endpoint", "bucket", "region", "pathStyle", "auth", "headers", "timeouts", "access",
+                "maxConcurrentRequests",
             ]
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
             upstream.s3 = readS3Location(object, at: key)
@@ -75,7 +78,9 @@ extension ConfigReader {
             readRequestSettings(object, into: &upstream, at: key)
             readAccess(object, at: key)
         case .onedrive:
-            let allowed: Set = ["kind", "auth", "apiBaseURL", "contentBaseURL", "timeouts", "access"]
+            let allowed: Set = [
+                "kind", "auth", "apiBaseURL", "contentBaseURL", "timeouts", "access", "maxConcurrentRequests",
+            ]
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
             upstream.auth = readCloudAuth(object, at: key) ?? .none
             upstream.apiBaseURL = object["apiBaseURL"] == nil ? nil : absoluteURL(object, "apiBaseURL", at: key)
@@ -83,6 +88,7 @@ extension ConfigReader {
                 object["contentBaseURL"] == nil ? nil : absoluteURL(object, "contentBaseURL", at: key)
             upstream.timeouts =
                 object["timeouts"].flatMap { readTimeouts($0, at: Self.key(key, "timeouts")) } ?? UpstreamTimeouts()
+            readConcurrency(object, into: &upstream, at: key)
             readAccess(object, at: key)
         case .googleDrive, .dropbox, .yandexDisk, .box:
             fail(Self.key(key, "kind"), "\"\(kindName)\" is not supported yet")
@@ -91,12 +97,20 @@ extension ConfigReader {
         return upstream
     }
 
-    /// `headers` and `timeouts`, which every upstream reached over HTTP takes.
+    /// `headers`, `timeouts` and `maxConcurrentRequests`, which every upstream reached over HTTP takes.
     private func readRequestSettings(_ object: [String: Any], into upstream: inout UpstreamConfig, at key: String) {
+        readConcurrency(object, into: &upstream, at: key)
         upstream.headers =
             object["headers"].map { readHeaders($0, kind: upstream.kind, at: Self.key(key, "headers")) } ?? [:]
         upstream.timeouts =
             object["timeouts"].flatMap { readTimeouts($0, at: Self.key(key, "timeouts")) } ?? UpstreamTimeouts()
+    }
+
+    /// `maxConcurrentRequests`, which every upstream reached over HTTP takes.
+    private func readConcurrency(_ object: [String: Any], into upstream: inout UpstreamConfig, at key: String) {
+        if let limit = integer(object, "maxConcurrentRequests", at: key, in: 1...1_024) {
+            upstream.maxConcurrentRequests = limit
+        }
     }
 
     /// A cloud kind's `auth`, which must be OAuth2.

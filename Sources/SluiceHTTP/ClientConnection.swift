@@ -25,6 +25,7 @@ final class ClientConnection: Sendable {
     private let served = Atomic(false)
     private let deadline: Mutex<HeadDeadline>
     private let released = Atomic(false)
+    private let started = Atomic(false)
 
     /// A connection on `socket` accepted now, whose request heads must be complete within `headTimeout`.
     init(socket: Int32, headTimeout: Duration) {
@@ -33,9 +34,10 @@ final class ClientConnection: Sendable {
         deadline = Mutex(HeadDeadline(timeout: headTimeout))
     }
 
-    /// The request's head is complete.
-    func beginRequest() {
+    /// The request's head is complete; true for the connection's first request.
+    func beginRequest() -> Bool {
         waitingSince.store(.min, ordering: .relaxed)
+        return !started.exchange(true, ordering: .relaxed)
     }
 
     /// The request ended at `instant`; the connection waits for the next head.

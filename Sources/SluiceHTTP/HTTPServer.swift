@@ -138,12 +138,15 @@ public final class HTTPServer: Sendable {
 
     private func optionItems() throws(HTTPServerError) -> [MHD_OptionItem] {
         let threads = options.threads == 0 ? ProcessInfo.processInfo.activeProcessorCount : options.threads
-        let timeout = options.idleTimeout.components.seconds + (options.idleTimeout.components.attoseconds > 0 ? 1 : 0)
+        // A connection starts with the shorter of the two as libmicrohttpd's inactivity timeout, and its first request
+        // raises it to the idle timeout (RequestContext): a connection whose client left before finishing a head is
+        // closed by libmicrohttpd itself, even where it missed the close and the sweeper's shutdown (0.9.75 can).
+        let firstHead = min(options.idleTimeoutSeconds, HTTPServerOptions.wholeSeconds(options.headerTimeout))
         let limits: [(MHD_OPTION, Int, String)] = [
             (.THREAD_POOL_SIZE, threads, "threads"),
             (.CONNECTION_LIMIT, options.maxConnections, "maxConnections"),
             (.PER_IP_CONNECTION_LIMIT, options.maxConnectionsPerIP, "maxConnectionsPerIP"),
-            (.CONNECTION_TIMEOUT, Int(max(1, timeout)), "idleTimeout"),
+            (.CONNECTION_TIMEOUT, Int(firstHead), "idleTimeout"),
             (.CONNECTION_MEMORY_LIMIT, options.connectionMemoryBytes, "connectionMemoryBytes"),
         ]
         var items: [MHD_OptionItem] = []

@@ -56,3 +56,14 @@ public struct HTTPServerOptions: Sendable, Equatable {
         self.exchangeHeaderFields = exchangeHeaderFields
     }
 }
+
+extension HTTPServerOptions {
+    /// `idleTimeout` in whole seconds, rounded up, at least 1 (libmicrohttpd's unit).
+    var idleTimeoutSeconds: UInt32 { Self.wholeSeconds(idleTimeout) }
+
+    /// `duration` in whole seconds, rounded up, at least 1, at most `UInt32.max`.
+    static func wholeSeconds(_ duration: Duration) -> UInt32 {
+        let (seconds, attoseconds) = duration.components
+        return UInt32(clamping: max(1, seconds + (attoseconds > 0 ? 1 : 0)))
+    }
+}

@@ -80,7 +80,10 @@ final class RequestContext: Sendable {
         if gate.isClosed { return .NO }
         switch state.withLock({ $0.phase }) {
         case .headers:
-            peer.beginRequest()
+            if peer.beginRequest() {
+                // Until its first head, a connection lives by the head deadline (see HTTPServer's timeout option).
+                sluice_mhd_set_connection_timeout(connection, core.options.idleTimeoutSeconds)
+            }
             if hasHiddenBytes(before: version) { return send(Self.badRequest, on: connection, fieldsRead: false) }
             switch RequestHeaders.framing(of: connection, method: method, version: version) {
             case .accept: break

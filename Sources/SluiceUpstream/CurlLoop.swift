@@ -7,6 +7,8 @@ final class CurlLoop {
     private let multi: UnsafeMutableRawPointer
     private let inbox: CurlInbox
     private var active: [ObjectIdentifier: CurlTransfer] = [:]
+    /// Transfers waiting for a slot of their upstream, oldest first, by the slots' identity.
+    private var waiting: [ObjectIdentifier: [CurlTransfer]] = [:]
     private var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
 
     init(multi: UnsafeMutableRawPointer, inbox: CurlInbox) {
@@ -25,6 +27,8 @@ final class CurlLoop {
         }
         for transfer in active.values { transfer.abort(in: multi, .cancelled) }
         active = [:]
+        for transfer in waiting.values.joined() { transfer.abandon() }
+        waiting = [:]
         for command in inbox.close() { Self.answerAfterShutdown(command) }
         curl_multi_cleanup(multi)
         for waiter in shutdownWaiters { waiter.resume() }
@@ -45,15 +49,25 @@ final class CurlLoop {
         for command in commands {
             switch command {
             case .add(let transfer):
-                if keepRunning, transfer.start(in: multi) {
-                    active[ObjectIdentifier(transfer)] = transfer
-                } else if !keepRunning {
+                if !keepRunning {
                     transfer.abandon()
+                } else if let slots = transfer.request.slots, !slots.take() {
+                    waiting[ObjectIdentifier(slots), default: []].append(transfer)
+                    slots.queued(1)
+                } else {
+                    begin(transfer)
                 }
             case .resume(let transfer):
                 if active[ObjectIdentifier(transfer)] != nil { transfer.resume() }
             case .cancel(let transfer):
                 if active.removeValue(forKey: ObjectIdentifier(transfer)) != nil {
+                    transfer.abort(in: multi, .cancelled)
+                    release(transfer)
+                } else if let slots = transfer.request.slots,
+                    let index = waiting[ObjectIdentifier(slots)]?.firstIndex(where: { $0 === transfer })
+                {
+                    waiting[ObjectIdentifier(slots)]?.remove(at: index)
+                    slots.queued(-1)
                     transfer.abort(in: multi, .cancelled)
                 }
             case .shutdown(let waiter):
@@ -73,7 +87,9 @@ final class CurlLoop {
             guard let context else { continue }
             let transfer = Unmanaged<CurlTransfer>.fromOpaque(UnsafeRawPointer(context)).takeUnretainedValue()
             transfer.done(sluice_msg_result(message), in: multi)
-            if transfer.easy == nil { active[ObjectIdentifier(transfer)] = nil }
+            if transfer.easy == nil, active.removeValue(forKey: ObjectIdentifier(transfer)) != nil {
+                release(transfer)
+            }
         }
     }
 
@@ -83,7 +99,32 @@ final class CurlLoop {
             guard let deadline = transfer.firstByteDeadline, deadline <= now else { continue }
             active[key] = nil
             transfer.abort(in: multi, .timeout)
+            release(transfer)
         }
+    }
+
+    /// Starts `transfer`, whose slot (if its upstream has a cap) is taken; a transfer libcurl refused gives it back.
+    private func begin(_ transfer: CurlTransfer) {
+        if transfer.start(in: multi) {
+            active[ObjectIdentifier(transfer)] = transfer
+        } else {
+            release(transfer)
+        }
+    }
+
+    /// `transfer` left: its slot goes to the oldest transfer waiting for one of the same upstream.
+    private func release(_ transfer: CurlTransfer) {
+        guard let slots = transfer.request.slots else { return }
+        let key = ObjectIdentifier(slots)
+        guard var queue = waiting[key], !queue.isEmpty else {
+            slots.give()
+            return
+        }
+        let next = queue.removeFirst()
+        waiting[key] = queue.isEmpty ? nil : queue
+        slots.queued(-1)
+        // The slot passes on without being given back, so no newcomer takes it first.
+        begin(next)
     }
 
     /// Until the nearest first-byte deadline, at most one second (libcurl lowers it to its own timers).

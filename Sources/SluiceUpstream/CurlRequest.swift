@@ -32,4 +32,6 @@ struct CurlRequest: Sendable {
     var redirects: RedirectPolicy
     /// Most redirects followed before the 3xx is reported as the answer.
     var maxRedirects: Int = 5
+    /// The upstream's cap on requests in flight; nil for requests outside any upstream's budget (token endpoints).
+    var slots: RequestSlots?
 }

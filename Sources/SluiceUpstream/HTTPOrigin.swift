@@ -9,6 +9,8 @@ struct HTTPOrigin: Sendable {
     private let timeouts: UpstreamTimeouts
     private let redirects: RedirectPolicy
     private let backoff: RetryBackoff
+    /// The upstream's cap on requests in flight, shared by every request made through this origin.
+    let slots: RequestSlots
 
     /// The origin `config` names, whose requests carry what `authorizer` gives (by default the configuration's
     /// static credentials), and whose redirects may also lead to https hosts in `redirectDomains`.
@@ -17,6 +19,7 @@ struct HTTPOrigin: Sendable {
         redirectDomains: [String] = [], backoff: RetryBackoff = RetryBackoff()
     ) throws(UpstreamSetupError) {
         self.backoff = backoff
+        self.slots = RequestSlots(limit: config.maxConcurrentRequests)
         guard let base = config.baseURL, let origin = CurlURL.origin(base), ["http", "https"].contains(origin.scheme)
         else { throw .badBaseURL(upstream: config.name) }
         var allowed: Set = [origin]
@@ -52,7 +55,8 @@ struct HTTPOrigin: Sendable {
         var redirects = redirects
         redirects.ownListeners = client.ownListeners
         return CurlRequest(
-            method: method, url: url, headers: headers, body: body, timeouts: timeouts, redirects: redirects)
+            method: method, url: url, headers: headers, body: body, timeouts: timeouts, redirects: redirects,
+            slots: slots)
     }
 
     /// The base URL followed by `relative` (already percent-encoded).

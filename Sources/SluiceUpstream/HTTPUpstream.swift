@@ -5,6 +5,8 @@ struct HTTPUpstream: Upstream {
     let name: String
     private let origin: HTTPOrigin
 
+    var requestLoad: RequestLoad? { origin.slots.load }
+
     init(_ config: UpstreamConfig, client: CurlClient) throws(UpstreamSetupError) {
         name = config.name
         origin = try HTTPOrigin(config, client: client)

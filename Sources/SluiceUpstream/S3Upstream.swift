@@ -8,6 +8,8 @@ struct S3Upstream: Upstream {
     let name: String
     private let origin: HTTPOrigin
 
+    var requestLoad: RequestLoad? { origin.slots.load }
+
     init(_ config: UpstreamConfig, client: CurlClient, backoff: RetryBackoff = RetryBackoff())
         throws(UpstreamSetupError)
     {

@@ -16,6 +16,9 @@ public protocol Upstream: Sendable {
 
     /// The state of a renewable token (OAuth2), nil for fixed credentials or none.
     var tokenStatus: TokenStatus? { get }
+
+    /// Requests in flight and waiting for a slot, for upstreams reached over HTTP; nil for the others.
+    var requestLoad: RequestLoad? { get }
 }
 
 /// How a fetch started: what the upstream is actually sending.

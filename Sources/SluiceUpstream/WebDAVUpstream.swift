@@ -17,6 +17,8 @@ struct WebDAVUpstream: Upstream {
     let name: String
     private let origin: HTTPOrigin
 
+    var requestLoad: RequestLoad? { origin.slots.load }
+
     init(_ config: UpstreamConfig, client: CurlClient) throws(UpstreamSetupError) {
         name = config.name
         origin = try HTTPOrigin(config, client: client)

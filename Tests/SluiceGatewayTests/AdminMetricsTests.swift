@@ -15,7 +15,8 @@ struct AdminMetricsTests {
         "sluice_token_refresh_failures_total": "counter", "sluice_cache_request_hit_ratio": "gauge",
         "sluice_bytes_sent_total": "counter", "sluice_upstream_bytes_fetched_total": "counter",
         "sluice_upstream_responses_total": "counter", "sluice_upstream_byte_hit_ratio": "gauge",
-        "sluice_upstream_request_hit_ratio": "gauge",
+        "sluice_upstream_request_hit_ratio": "gauge", "sluice_upstream_requests_in_flight": "gauge",
+        "sluice_upstream_requests_waiting": "gauge",
     ]
 
     @Test("the Prometheus text parses and its samples match a known sequence of requests")

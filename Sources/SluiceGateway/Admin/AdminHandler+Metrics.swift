@@ -6,7 +6,8 @@ extension AdminHandler {
     func metricsResponse() throws(CacheError) -> HTTPResponse {
         let text = MetricsExposition.render(
             snapshot: metrics.snapshot, stats: try store.stats(), inflightFetches: coordinator.inflightFetches,
-            upstreams: upstreamConfigs.keys.sorted(), tokens: upstreams.compactMapValues(\.tokenStatus))
+            upstreams: upstreamConfigs.keys.sorted(), tokens: upstreams.compactMapValues(\.tokenStatus),
+            loads: upstreams.compactMapValues(\.requestLoad))
         return HTTPResponse(
             status: 200, headers: ["Content-Type": PrometheusText.contentType], body: .bytes(Array(text.utf8)))
     }

@@ -8,7 +8,7 @@ enum MetricsExposition {
     /// other upstream that has samples.
     static func render(
         snapshot: GatewayMetrics.Snapshot, stats: CacheStats, inflightFetches: Int, upstreams configured: [String],
-        tokens: [String: TokenStatus] = [:]
+        tokens: [String: TokenStatus] = [:], loads: [String: RequestLoad] = [:]
     ) -> String {
         var out = PrometheusText()
         traffic(snapshot, into: &out)
@@ -16,6 +16,7 @@ enum MetricsExposition {
             .union(snapshot.firstByte.keys).union(snapshot.upstreamErrors.keys).sorted()
         upstreams(names, snapshot, into: &out)
         cache(stats, inflightFetches: inflightFetches, into: &out)
+        requests(loads.sorted { $0.key < $1.key }, into: &out)
         let renewing = tokens.sorted { $0.key < $1.key }
         out.family(
             "sluice_token_refreshes_total", type: "counter",
@@ -139,6 +140,22 @@ enum MetricsExposition {
             for (kind, count) in (snapshot.upstreamErrors[name] ?? [:]).sorted(by: { $0.key < $1.key }) {
                 out.sample("sluice_upstream_errors_total", [("upstream", name), ("kind", kind)], Int64(count))
             }
+        }
+    }
+
+    /// Requests in flight and waiting for a slot, per upstream reached over HTTP.
+    private static func requests(_ loads: [(key: String, value: RequestLoad)], into out: inout PrometheusText) {
+        out.family(
+            "sluice_upstream_requests_in_flight", type: "gauge",
+            help: "Requests in flight per upstream (at most its maxConcurrentRequests).")
+        for (name, load) in loads {
+            out.sample("sluice_upstream_requests_in_flight", [("upstream", name)], Int64(load.active))
+        }
+        out.family(
+            "sluice_upstream_requests_waiting", type: "gauge",
+            help: "Requests waiting for a free slot of their upstream's maxConcurrentRequests.")
+        for (name, load) in loads {
+            out.sample("sluice_upstream_requests_waiting", [("upstream", name)], Int64(load.waiting))
         }
     }
 

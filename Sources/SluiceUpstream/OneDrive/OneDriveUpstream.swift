@@ -19,6 +19,8 @@ struct OneDriveUpstream: Upstream {
 
     let name: String
     private let origin: HTTPOrigin
+
+    var requestLoad: RequestLoad? { origin.slots.load }
     private let authorizer: OAuth2Authorizer
 
     init(_ config: UpstreamConfig, client: CurlClient, logger: Logger?) throws(UpstreamSetupError) {

@@ -1,0 +1,19 @@
+/// An upstream's requests in flight and waiting for a slot (see `upstreams.NAME.maxConcurrentRequests`).
+public struct RequestLoad: Sendable, Equatable {
+    /// Requests in flight at most.
+    public var limit: Int
+    /// Requests in flight now.
+    public var active: Int
+    /// Requests waiting for a slot now.
+    public var waiting: Int
+}
+
+extension RequestSlots {
+    /// The counts now.
+    var load: RequestLoad { RequestLoad(limit: limit, active: active, waiting: waiting) }
+}
+
+extension Upstream {
+    /// Upstreams that make no HTTP requests have no request load.
+    public var requestLoad: RequestLoad? { nil }
+}
