@@ -146,6 +146,8 @@ import time
 import urllib.parse
 import uuid
 
+from http_ranges import parse_single_range
+
 STOPPING = threading.Event()
 CHUNK = 256 * 1024
 DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
@@ -196,33 +198,6 @@ def quick_xor_hash(data):
 def entity_tags(header):
     """The entity-tags of an If-None-Match list (RFC 9110 §8.8.3: commas may sit inside the quotes)."""
     return re.findall(r'(?:W/)?"[^"]*"|\*', header)
-
-
-def parse_single_range(header, size):
-    """None (whole body), "unsatisfiable", or (first, last) inclusive, per RFC 9110 §14.1.2; a malformed header
-    or several ranges are ignored."""
-    if header is None:
-        return None
-    unit, _, spec = header.strip().partition("=")
-    if unit.strip().lower() != "bytes" or not spec or "," in spec:
-        return None
-    first_s, dash, last_s = spec.strip().partition("-")
-    first_s, last_s = first_s.strip(), last_s.strip()
-    if not dash or not all(p.isdigit() for p in (first_s, last_s) if p):
-        return None
-    if first_s == "":
-        if last_s == "":
-            return None
-        suffix = int(last_s)
-        if suffix == 0 or size == 0:
-            return "unsatisfiable"
-        return (max(0, size - suffix), size - 1)
-    first = int(first_s)
-    if last_s and int(last_s) < first:
-        return None
-    if first >= size:
-        return "unsatisfiable"
-    return (first, min(int(last_s), size - 1) if last_s else size - 1)
 
 
 def loopback_redirect(parts):
