@@ -62,7 +62,7 @@ import threading
 import time
 import urllib.parse
 
-from http_ranges import parse_single_range
+from http_fixtures import parse_single_range
 
 STOPPING = threading.Event()
 CHUNK = 64 * 1024

@@ -146,7 +146,7 @@ import time
 import urllib.parse
 import uuid
 
-from http_ranges import parse_single_range
+from http_fixtures import parse_single_range
 
 STOPPING = threading.Event()
 CHUNK = 256 * 1024
@@ -293,15 +293,19 @@ class Emulator:
             answer["refresh_token"] = refresh
         return answer
 
-    def check_client(self, form, basic):
-        """Client identification and (for a confidential client) authentication. Caller holds the lock."""
-        client_id = form.get("client_id") or (basic[0] if basic else None)
+    def check_client_id(self, client_id):
+        """The client is named and registered. Caller holds the lock."""
         if not client_id:
             raise OAuthError(400, "invalid_request", 900144,
                              "The request body must contain the following parameter: 'client_id'.")
         if client_id != self.client_id:
             raise OAuthError(400, "unauthorized_client", 700016,
                              "Application with identifier '%s' was not found in the directory." % client_id)
+
+    def check_client(self, form, basic):
+        """Client identification and (for a confidential client) authentication. Caller holds the lock."""
+        client_id = form.get("client_id") or (basic[0] if basic else None)
+        self.check_client_id(client_id)
         if self.client_secret is not None:
             secret = form.get("client_secret") or (basic[1] if basic else None)
             status = 401 if basic else 400
@@ -420,12 +424,7 @@ class Emulator:
         with self.lock:
             try:
                 client_id = form.get("client_id")
-                if not client_id:
-                    raise OAuthError(400, "invalid_request", 900144,
-                                     "The request body must contain the following parameter: 'client_id'.")
-                if client_id != self.client_id:
-                    raise OAuthError(400, "unauthorized_client", 700016,
-                                     "Application with identifier '%s' was not found in the directory." % client_id)
+                self.check_client_id(client_id)
                 if not form.get("scope"):
                     raise OAuthError(400, "invalid_request", 900144,
                                      "The request body must contain the following parameter: 'scope'.")

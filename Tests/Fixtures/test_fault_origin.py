@@ -15,6 +15,8 @@ import time
 import unittest
 import urllib.parse
 
+from http_fixtures import read_until_closed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIZE = 1 << 20
 
@@ -286,15 +288,6 @@ class FaultOriginTests(unittest.TestCase):
             self.assertLess(recent[1]["bytes"], SIZE)
         finally:
             origin.close()
-
-
-def read_until_closed(sock):
-    data = b""
-    while True:
-        block = sock.recv(65536)
-        if not block:
-            return data
-        data += block
 
 
 if __name__ == "__main__":

@@ -17,6 +17,8 @@ import time
 import unittest
 import urllib.parse
 
+from http_fixtures import read_until_closed
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENT = "test-client"
 SIZE = 300 * 1024
@@ -536,15 +538,6 @@ class OneDriveEmulatorTests(unittest.TestCase):
         self.assertNotEqual(self.emu.api, self.emu.content)
         with open(self.emu.port_file) as f:
             self.assertEqual(json.load(f), {"api": self.emu.api, "content": self.emu.content})
-
-
-def read_until_closed(sock):
-    data = b""
-    while True:
-        block = sock.recv(65536)
-        if not block:
-            return data
-        data += block
 
 
 if __name__ == "__main__":

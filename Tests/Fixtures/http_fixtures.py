@@ -1,4 +1,5 @@
-"""What the test tree's HTTP fixtures (fault_origin.py, onedrive_emulator.py) share: reading a Range header."""
+"""What the test tree's HTTP fixtures share: reading a Range header (fault_origin.py, onedrive_emulator.py) and
+reading a socket to its end (their tests)."""
 
 
 def parse_single_range(header, size):
@@ -31,3 +32,13 @@ def parse_single_range(header, size):
     if first >= size:
         return "unsatisfiable"
     return (first, min(int(last_s), size - 1) if last_s else size - 1)
+
+
+def read_until_closed(sock):
+    """Every byte the peer sends on `sock` until it closes."""
+    data = b""
+    while True:
+        block = sock.recv(65536)
+        if not block:
+            return data
+        data += block
