@@ -1,6 +1,7 @@
 import Foundation
 
 extension ConfigReader {
+    /// `auth` of a `webdav` or `http` upstream.
     func readAuth(_ value: Any, at key: String) -> AuthConfig? {
         guard let (object, type) = authObject(value, at: key) else { return nil }
         switch type {
@@ -24,13 +25,29 @@ extension ConfigReader {
             fail(Self.key(key, "type"), "\"sigv4\" signs requests to s3 upstreams only")
             return nil
         case "oauth2":
-            return readOAuth2(object, at: key).map(AuthConfig.oauth2)
+            fail(Self.key(key, "type"), "\"oauth2\" needs a kind with a token endpoint (onedrive)")
+            return nil
         default:
             fail(
                 Self.key(key, "type"),
                 "unknown auth type \"\(type)\" (expected none, basic, digest, bearer, sigv4 or oauth2)")
             return nil
         }
+    }
+
+    /// `auth` of a cloud kind, which signs in with OAuth2 and nothing else.
+    func readCloudAuth(_ object: [String: Any], at parent: String) -> OAuth2Config? {
+        let key = Self.key(parent, "auth")
+        guard let value = object["auth"] else {
+            fail(key, "missing required key: this kind signs in with {\"type\": \"oauth2\", …}")
+            return nil
+        }
+        guard let (auth, type) = authObject(value, at: key) else { return nil }
+        guard type == "oauth2" else {
+            fail(Self.key(key, "type"), "this kind signs in with \"oauth2\", not \"\(type)\"")
+            return nil
+        }
+        return readOAuth2(auth, at: key)
     }
 
     /// An `auth` object and its `type`, which every kind's auth needs.

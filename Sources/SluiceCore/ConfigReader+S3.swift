@@ -18,13 +18,13 @@ extension ConfigReader {
         return S3Location(endpoint: endpoint, bucket: bucket, region: region, style: style)
     }
 
-    /// `auth` of an `s3` upstream: absent or `none` for a public bucket, else `sigv4`.
-    func readS3Auth(_ value: Any, region: String, at key: String) -> AuthConfig? {
+    /// `auth` of an `s3` upstream: nil for a public bucket (`none`) or a failure, else the `sigv4` key.
+    func readS3Auth(_ value: Any, region: String, at key: String) -> SigV4Credentials? {
         guard let (object, type) = authObject(value, at: key) else { return nil }
         switch type {
         case "none":
             _ = self.object(object, at: key, allowed: ["type"])
-            return AuthConfig.none
+            return nil
         case "sigv4":
             let names = ["accessKeyId", "secretAccessKey", "sessionToken"]
             let allowed = Set(["type"] + names.flatMap { [$0 + "Env", $0 + "File"] })
@@ -33,10 +33,8 @@ extension ConfigReader {
             let secretAccessKey = secret(object, "secretAccessKey", at: key, required: true)
             let sessionToken = secret(object, "sessionToken", at: key, required: false)
             guard let accessKeyID, let secretAccessKey else { return nil }
-            return .sigV4(
-                SigV4Credentials(
-                    region: region, accessKeyID: accessKeyID, secretAccessKey: secretAccessKey,
-                    sessionToken: sessionToken))
+            return SigV4Credentials(
+                region: region, accessKeyID: accessKeyID, secretAccessKey: secretAccessKey, sessionToken: sessionToken)
         default:
             fail(Self.key(key, "type"), "an s3 upstream takes auth type sigv4 or none, not \"\(type)\"")
             return nil

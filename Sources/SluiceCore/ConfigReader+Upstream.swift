@@ -35,25 +35,33 @@ extension ConfigReader {
             fail(Self.key(key, "kind"), "unknown kind \"\(kindName)\" (expected one of \(names))")
             return nil
         }
-        var upstream = UpstreamConfig(name: name, kind: kind)
+        guard let source = readSource(kind, object, at: key) else { return nil }
+        return UpstreamConfig(name: name, source: source)
+    }
+
+    private func readSource(_ kind: UpstreamKind, _ object: [String: Any], at key: String) -> UpstreamSource? {
         switch kind {
         case .webdav, .http:
             let allowed: Set = [
                 "kind", "baseURL", "auth", "headers", "timeouts", "redirectHosts", "access", "maxConcurrentRequests",
             ]
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
-            upstream.baseURL = baseURL(object, at: key)
-            upstream.auth = object["auth"].flatMap { readAuth($0, at: Self.key(key, "auth")) } ?? .none
-            readRequestSettings(object, into: &upstream, at: key)
-            upstream.redirectHosts =
+            let baseURL = absoluteURL(object, "baseURL", at: key, required: true)
+            let auth = object["auth"].flatMap { readAuth($0, at: Self.key(key, "auth")) } ?? .none
+            let headers = readHeaders(object, kind: kind, at: key)
+            let requests = readRequestSettings(object, at: key)
+            let redirectHosts =
                 object["redirectHosts"].map { readRedirectHosts($0, at: Self.key(key, "redirectHosts")) } ?? []
-            if case .oauth2 = upstream.auth {
-                fail(Self.key(key, "auth.type"), "\"oauth2\" needs a kind with a token endpoint (onedrive)")
-            }
-            if upstream.auth != .none, upstream.headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
+            if auth != .none, headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
                 fail(Self.key(key, "headers"), "an Authorization header cannot be combined with auth")
             }
             readAccess(object, at: key)
+            guard let baseURL else { return nil }
+            var server = HTTPServerConfig(baseURL: baseURL, auth: auth)
+            server.headers = headers
+            server.redirectHosts = redirectHosts
+            server.requests = requests
+            return kind == .webdav ? .webdav(server) : .http(server)
         case .directory:
             let requestSettings = ["auth", "headers", "timeouts", "redirectHosts", "baseURL", "maxConcurrentRequests"]
             let allowed = Set(["kind", "root", "access"] + requestSettings)
@@ -62,77 +70,67 @@ extension ConfigReader {
             for unused in requestSettings where object[unused] != nil {
                 fail(Self.key(key, unused), "a directory upstream takes no \(unused)")
             }
-            upstream.root = directoryRoot(object, at: key)
             readAccess(object, at: key)
+            return directoryRoot(object, at: key).map { .directory(DirectoryConfig(root: $0)) }
         case .s3:
             let allowed: Set = [
                 "kind", "endpoint", "bucket", "region", "pathStyle", "auth", "headers", "timeouts", "access",
                 "maxConcurrentRequests",
             ]
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
-            upstream.s3 = readS3Location(object, at: key)
-            if let region = upstream.s3?.region {
-                upstream.auth =
-                    object["auth"].flatMap { readS3Auth($0, region: region, at: Self.key(key, "auth")) } ?? .none
+            let location = readS3Location(object, at: key)
+            let credentials = location.flatMap { location in
+                object["auth"].flatMap { readS3Auth($0, region: location.region, at: Self.key(key, "auth")) }
             }
-            readRequestSettings(object, into: &upstream, at: key)
+            let headers = readHeaders(object, kind: kind, at: key)
+            let requests = readRequestSettings(object, at: key)
             readAccess(object, at: key)
+            guard let location else { return nil }
+            var store = S3Config(location: location, credentials: credentials)
+            store.headers = headers
+            store.requests = requests
+            return .s3(store)
         case .onedrive:
             let allowed: Set = [
                 "kind", "auth", "apiBaseURL", "contentBaseURL", "timeouts", "access", "maxConcurrentRequests",
             ]
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
-            upstream.auth = readCloudAuth(object, at: key) ?? .none
-            upstream.apiBaseURL = object["apiBaseURL"] == nil ? nil : absoluteURL(object, "apiBaseURL", at: key)
-            upstream.contentBaseURL =
-                object["contentBaseURL"] == nil ? nil : absoluteURL(object, "contentBaseURL", at: key)
-            upstream.timeouts =
-                object["timeouts"].flatMap { readTimeouts($0, at: Self.key(key, "timeouts")) } ?? UpstreamTimeouts()
-            readConcurrency(object, into: &upstream, at: key)
+            let oauth = readCloudAuth(object, at: key)
+            let apiBaseURL = absoluteURL(object, "apiBaseURL", at: key)
+            let contentBaseURL = absoluteURL(object, "contentBaseURL", at: key)
+            let requests = readRequestSettings(object, at: key)
             readAccess(object, at: key)
+            guard let oauth else { return nil }
+            var drive = OneDriveConfig(oauth: oauth)
+            drive.apiBaseURL = apiBaseURL
+            drive.contentBaseURL = contentBaseURL
+            drive.requests = requests
+            return .onedrive(drive)
         case .googleDrive, .dropbox, .yandexDisk, .box:
-            fail(Self.key(key, "kind"), "\"\(kindName)\" is not supported yet")
+            fail(Self.key(key, "kind"), "\"\(kind.rawValue)\" is not supported yet")
             return nil
         }
-        return upstream
     }
 
-    /// `headers`, `timeouts` and `maxConcurrentRequests`, which every upstream reached over HTTP takes.
-    private func readRequestSettings(_ object: [String: Any], into upstream: inout UpstreamConfig, at key: String) {
-        readConcurrency(object, into: &upstream, at: key)
-        upstream.headers =
-            object["headers"].map { readHeaders($0, kind: upstream.kind, at: Self.key(key, "headers")) } ?? [:]
-        upstream.timeouts =
-            object["timeouts"].flatMap { readTimeouts($0, at: Self.key(key, "timeouts")) } ?? UpstreamTimeouts()
-    }
-
-    /// `maxConcurrentRequests`, which every upstream reached over HTTP takes.
-    private func readConcurrency(_ object: [String: Any], into upstream: inout UpstreamConfig, at key: String) {
+    /// `timeouts` and `maxConcurrentRequests`, which every upstream reached over HTTP takes.
+    private func readRequestSettings(_ object: [String: Any], at key: String) -> RequestSettings {
+        var settings = RequestSettings()
         if let limit = integer(object, "maxConcurrentRequests", at: key, in: 1...1_024) {
-            upstream.maxConcurrentRequests = limit
+            settings.maxConcurrentRequests = limit
         }
+        if let timeouts = object["timeouts"].flatMap({ readTimeouts($0, at: Self.key(key, "timeouts")) }) {
+            settings.timeouts = timeouts
+        }
+        return settings
     }
 
-    /// A cloud kind's `auth`, which must be OAuth2.
-    private func readCloudAuth(_ object: [String: Any], at key: String) -> AuthConfig? {
-        guard let value = object["auth"] else {
-            fail(Self.key(key, "auth"), "missing required key: this kind signs in with {\"type\": \"oauth2\", …}")
-            return nil
-        }
-        guard let auth = readAuth(value, at: Self.key(key, "auth")) else { return nil }
-        guard case .oauth2 = auth else {
-            fail(Self.key(key, "auth.type"), "this kind signs in with \"oauth2\", not \"\(auth.typeName)\"")
-            return nil
-        }
-        return auth
+    /// Static `headers`, checked against what `kind` sets itself.
+    private func readHeaders(_ object: [String: Any], kind: UpstreamKind, at key: String) -> [String: Secret] {
+        object["headers"].map { readHeaders($0, kind: kind, at: Self.key(key, "headers")) } ?? [:]
     }
 
-    /// An absolute http(s) URL without credentials, query or fragment, percent-encoded, ending with `/`.
-    private func baseURL(_ object: [String: Any], at parent: String) -> String? {
-        absoluteURL(object, "baseURL", at: parent, required: true)
-    }
-
-    /// The URL at `name`, as ``baseURL(_:at:)`` reads it.
+    /// The URL at `name`: absolute http(s) without credentials, query or fragment, percent-encoded, ending with
+    /// `/`.
     private func absoluteURL(_ object: [String: Any], _ name: String, at parent: String, required: Bool = false)
         -> String?
     {

@@ -9,12 +9,12 @@ struct DirectoryUpstream: Upstream {
     private let root: String
     private let queue = DispatchQueue(label: "sluice.directory", qos: .userInitiated, attributes: .concurrent)
 
-    init(_ config: UpstreamConfig) throws(UpstreamSetupError) {
+    init(name: String, folder: DirectoryConfig) throws(UpstreamSetupError) {
         var isDirectory: ObjCBool = false
-        guard let configured = config.root, let root = DirectoryFile.realPath(configured),
+        guard let root = DirectoryFile.realPath(folder.root),
             FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue
-        else { throw .badRoot(upstream: config.name) }
-        self.name = config.name
+        else { throw .badRoot(upstream: name) }
+        self.name = name
         self.root = root
     }
 

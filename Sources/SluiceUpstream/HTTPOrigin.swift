@@ -12,32 +12,37 @@ struct HTTPOrigin: Sendable {
     /// The upstream's cap on requests in flight, shared by every request made through this origin.
     let slots: RequestSlots
 
-    /// The origin `config` names, whose requests carry what `authorizer` gives (by default the configuration's
-    /// static credentials), and whose redirects may also lead to https hosts in `redirectDomains`.
+    /// The origin of `baseURL` for the upstream named `upstream`, whose requests carry what `authorizer` gives and
+    /// whose redirects may also lead to the origins in `redirectHosts` and to https hosts in `redirectDomains`.
     init(
-        _ config: UpstreamConfig, client: CurlClient, authorizer: (any Authorizer)? = nil,
-        redirectDomains: [String] = [], backoff: RetryBackoff = RetryBackoff()
+        upstream: String, baseURL base: String, requests: RequestSettings, client: CurlClient,
+        authorizer: any Authorizer, redirectHosts: [String] = [], redirectDomains: [String] = [],
+        backoff: RetryBackoff = RetryBackoff()
     ) throws(UpstreamSetupError) {
-        self.backoff = backoff
-        self.slots = RequestSlots(limit: config.maxConcurrentRequests)
-        guard let base = config.baseURL, let origin = CurlURL.origin(base), ["http", "https"].contains(origin.scheme)
-        else { throw .badBaseURL(upstream: config.name) }
+        guard let origin = CurlURL.origin(base), ["http", "https"].contains(origin.scheme) else {
+            throw .badBaseURL(upstream: upstream)
+        }
         var allowed: Set = [origin]
-        for entry in config.redirectHosts {
+        for entry in redirectHosts {
             guard let listed = CurlURL.origin(entry), ["http", "https"].contains(listed.scheme) else {
-                throw .badRedirectHost(upstream: config.name, entry: entry)
+                throw .badRedirectHost(upstream: upstream, entry: entry)
             }
             allowed.insert(listed)
         }
         self.redirects = RedirectPolicy(allowed: allowed, allowedDomains: redirectDomains)
+        self.backoff = backoff
+        self.slots = RequestSlots(limit: requests.maxConcurrentRequests)
         self.client = client
         self.baseURL = base.hasSuffix("/") ? base : base + "/"
-        self.timeouts = config.timeouts
-        if let authorizer {
-            self.authorizer = authorizer
-        } else {
-            self.authorizer = try StaticAuthorizer(config)
-        }
+        self.timeouts = requests.timeouts
+        self.authorizer = authorizer
+    }
+
+    /// The origin of a `webdav` or `http` upstream, with its static credentials.
+    init(upstream: String, server: HTTPServerConfig, client: CurlClient) throws(UpstreamSetupError) {
+        try self.init(
+            upstream: upstream, baseURL: server.baseURL, requests: server.requests, client: client,
+            authorizer: StaticAuthorizer(upstream: upstream, server: server), redirectHosts: server.redirectHosts)
     }
 
     /// The object's URL: the base followed by the already percent-encoded path.

@@ -10,16 +10,14 @@ struct S3Upstream: Upstream {
 
     var requestLoad: RequestLoad? { origin.slots.load }
 
-    init(_ config: UpstreamConfig, client: CurlClient, backoff: RetryBackoff = RetryBackoff())
+    init(name: String, store: S3Config, client: CurlClient, backoff: RetryBackoff = RetryBackoff())
         throws(UpstreamSetupError)
     {
-        guard let location = config.s3 else { throw .badBaseURL(upstream: config.name) }
-        name = config.name
+        self.name = name
         // The origin's URL is the bucket's; S3 does not redirect object reads, so no other host is ever allowed.
-        var bucket = config
-        bucket.baseURL = location.baseURL
-        bucket.redirectHosts = []
-        origin = try HTTPOrigin(bucket, client: client, backoff: backoff)
+        origin = try HTTPOrigin(
+            upstream: name, baseURL: store.location.baseURL, requests: store.requests, client: client,
+            authorizer: StaticAuthorizer(upstream: name, store: store), backoff: backoff)
     }
 
     func contentInfo(for path: AssetPath) async throws(UpstreamError) -> ContentInfo {

@@ -19,9 +19,9 @@ struct WebDAVUpstream: Upstream {
 
     var requestLoad: RequestLoad? { origin.slots.load }
 
-    init(_ config: UpstreamConfig, client: CurlClient) throws(UpstreamSetupError) {
-        name = config.name
-        origin = try HTTPOrigin(config, client: client)
+    init(name: String, server: HTTPServerConfig, client: CurlClient) throws(UpstreamSetupError) {
+        self.name = name
+        origin = try HTTPOrigin(upstream: name, server: server, client: client)
     }
 
     func contentInfo(for path: AssetPath) async throws(UpstreamError) -> ContentInfo {

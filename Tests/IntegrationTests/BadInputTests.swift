@@ -40,8 +40,7 @@ import Testing
         let content = try TemporaryDirectory()
         try content.write("a.bin", Array("public".utf8))
         let origin = try await Peer.faultOrigin(root: content.path)
-        var upstream = UpstreamConfig(name: "web", kind: .http)
-        upstream.baseURL = origin.baseURL
+        let upstream = UpstreamConfig.http("web", baseURL: origin.baseURL)
         try await TestGateway.run(upstreams: [upstream]) { gateway in
             for target in Self.traversals {
                 for method in ["GET", "HEAD"] {
@@ -69,8 +68,7 @@ import Testing
         let content = try TemporaryDirectory()
         try content.write("a", Array("the truncated path".utf8))
         let origin = try await Peer.faultOrigin(root: content.path)
-        var upstream = UpstreamConfig(name: "web", kind: .http)
-        upstream.baseURL = origin.baseURL
+        let upstream = UpstreamConfig.http("web", baseURL: origin.baseURL)
         try await TestGateway.run(upstreams: [upstream]) { gateway in
             let target = Array("/stream/web/a".utf8) + [0] + Array(".bin".utf8)
             let result = try await RawHTTP.request(port: gateway.port, rawTarget: target)
@@ -93,8 +91,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: root.file("elsewhere"), withDestinationPath: outside.path)
         try FileManager.default.createSymbolicLink(
             atPath: root.file("alias.bin"), withDestinationPath: root.file("films/real.bin"))
-        var upstream = UpstreamConfig(name: "local", kind: .directory)
-        upstream.root = root.path
+        let upstream = UpstreamConfig.directory("local", root: root.path)
         try await TestGateway.run(upstreams: [upstream]) { gateway in
             for path in ["escape.bin", "elsewhere/secret.bin"] {
                 for method in ["GET", "HEAD"] {
@@ -113,8 +110,7 @@ import Testing
         let content = try TemporaryDirectory()
         try content.write("a.bin", Array("public".utf8))
         let origin = try await Peer.faultOrigin(root: content.path)
-        var upstream = UpstreamConfig(name: "web", kind: .http)
-        upstream.baseURL = origin.baseURL
+        let upstream = UpstreamConfig.http("web", baseURL: origin.baseURL)
         try await TestGateway.run(upstreams: [upstream]) { gateway in
             for target in ["/stream/nope/a.bin", "/stream/webx/a.bin", "/stream/WEB2/a.bin"] {
                 let result = try await RawHTTP.request(port: gateway.port, target: target)

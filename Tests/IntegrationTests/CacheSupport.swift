@@ -53,8 +53,7 @@ enum CacheFixture {
 
     /// The `http` upstream over `origin`, optionally under a fault prefix such as `slow/`.
     static func upstream(_ origin: Peer, prefix: String = "") -> UpstreamConfig {
-        var upstream = UpstreamConfig(name: upstreamName, kind: .http)
-        upstream.baseURL = origin.url(prefix)
+        let upstream = UpstreamConfig.http(upstreamName, baseURL: origin.url(prefix))
         return upstream
     }
 

@@ -73,9 +73,8 @@ import Testing
         try content.write("song.mp3", RandomData.bytes(200_000))
         let peer = try await Peer.apacheDigest(serving: content.path, user: "bob", password: "the-right-one")
         let wrong = WrongPassword(user: "bob")
-        var upstream = UpstreamConfig(name: "docs", kind: .webdav)
-        upstream.baseURL = peer.baseURL
-        upstream.auth = .digest(username: "bob", password: Secret(wrong.value))
+        var upstream = UpstreamConfig.webdav("docs", baseURL: peer.baseURL)
+        upstream.server.auth = .digest(username: "bob", password: Secret(wrong.value))
         try await Self.expect502WithoutLeaks(upstream: upstream, path: "song.mp3", wrong: wrong)
     }
 
@@ -84,9 +83,8 @@ import Testing
         try content.write("song.mp3", RandomData.bytes(200_000))
         let origin = try await Peer.faultOrigin(root: content.path, user: "carol", password: "the-right-one")
         let wrong = WrongPassword(user: "carol")
-        var upstream = UpstreamConfig(name: "cdn", kind: .http)
-        upstream.baseURL = origin.baseURL
-        upstream.auth = .basic(username: "carol", password: Secret(wrong.value))
+        var upstream = UpstreamConfig.http("cdn", baseURL: origin.baseURL)
+        upstream.server.auth = .basic(username: "carol", password: Secret(wrong.value))
         try await Self.expect502WithoutLeaks(upstream: upstream, path: "song.mp3", wrong: wrong)
         let stats = try await origin.stats()
         #expect(stats.byStatus[401, default: 0] >= 1, "the origin never refused the credentials: \(stats.byStatus)")

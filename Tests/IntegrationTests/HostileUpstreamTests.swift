@@ -63,8 +63,7 @@ import Testing
         let composed = try await RandomData.file("x\u{E9}.bin", in: root, count: 200_000)
         let decomposed = try await RandomData.file("xe\u{301}.bin", in: root, count: 150_000)
         #expect(composed != decomposed)
-        var upstream = UpstreamConfig(name: "local", kind: .directory)
-        upstream.root = root.path
+        let upstream = UpstreamConfig.directory("local", root: root.path)
         try await TestGateway.run(upstreams: [upstream]) { gateway in
             for round in 0..<2 {
                 for (encoded, data) in [("x%C3%A9.bin", composed), ("xe%CC%81.bin", decomposed)] {
@@ -100,8 +99,7 @@ import Testing
         try FileManager.default.createSymbolicLink(atPath: root + "/link", withDestinationPath: sibling)
         try FileManager.default.createSymbolicLink(
             atPath: root + "/secret-link.bin", withDestinationPath: sibling + "/secret.bin")
-        var upstream = UpstreamConfig(name: "local", kind: .directory)
-        upstream.root = root
+        let upstream = UpstreamConfig.directory("local", root: root)
         try await TestGateway.run(upstreams: [upstream]) { gateway in
             for target in ["/stream/local/link/secret.bin", "/stream/local/secret-link.bin"] {
                 let result = try await RawHTTP.request(port: gateway.port, target: target)

@@ -17,13 +17,12 @@ import Testing
     }
 
     static func upstream(_ emulator: OneDriveEmulator, tokenFile: String) -> UpstreamConfig {
-        var upstream = UpstreamConfig(name: "od", kind: .onedrive)
-        upstream.auth = .oauth2(
-            OAuth2Config(
+        var drive = OneDriveConfig(
+            oauth: OAuth2Config(
                 tokenFile: tokenFile, clientID: Secret(OneDriveEmulator.clientID), tokenURL: emulator.tokenURL))
-        upstream.apiBaseURL = emulator.apiBaseURL
-        upstream.contentBaseURL = emulator.contentOrigin
-        return upstream
+        drive.apiBaseURL = emulator.apiBaseURL
+        drive.contentBaseURL = emulator.contentOrigin
+        return UpstreamConfig(name: "od", source: .onedrive(drive))
     }
 
     static func refreshes(_ emulator: OneDriveEmulator) async throws -> Int {

@@ -21,25 +21,21 @@ enum OriginKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .webdavRclone:
             let password = "rclone-" + String(UInt64.random(in: 1 ... .max), radix: 36)
             let peer = try await Peer.rclone(serving: root, user: "alice", password: password)
-            var upstream = UpstreamConfig(name: name, kind: .webdav)
-            upstream.baseURL = peer.baseURL
-            upstream.auth = .basic(username: "alice", password: Secret(password))
+            var upstream = UpstreamConfig.webdav(name, baseURL: peer.baseURL)
+            upstream.server.auth = .basic(username: "alice", password: Secret(password))
             return Origin(upstream: upstream, peer: peer)
         case .webdavApache:
             let password = "apache-" + String(UInt64.random(in: 1 ... .max), radix: 36)
             let peer = try await Peer.apacheDigest(serving: root, user: "bob", password: password)
-            var upstream = UpstreamConfig(name: name, kind: .webdav)
-            upstream.baseURL = peer.baseURL
-            upstream.auth = .digest(username: "bob", password: Secret(password))
+            var upstream = UpstreamConfig.webdav(name, baseURL: peer.baseURL)
+            upstream.server.auth = .digest(username: "bob", password: Secret(password))
             return Origin(upstream: upstream, peer: peer)
         case .http:
             let peer = try await Peer.nginx(serving: root)
-            var upstream = UpstreamConfig(name: name, kind: .http)
-            upstream.baseURL = peer.baseURL
+            let upstream = UpstreamConfig.http(name, baseURL: peer.baseURL)
             return Origin(upstream: upstream, peer: peer)
         case .directory:
-            var upstream = UpstreamConfig(name: name, kind: .directory)
-            upstream.root = root
+            let upstream = UpstreamConfig.directory(name, root: root)
             return Origin(upstream: upstream, peer: nil)
         }
     }

@@ -16,11 +16,10 @@ import Testing
     }
 
     private static func upstream(_ name: String, base: String, redirectHosts: [String] = []) -> UpstreamConfig {
-        var upstream = UpstreamConfig(name: name, kind: .http)
-        upstream.baseURL = base
-        upstream.redirectHosts = redirectHosts
-        upstream.timeouts.connect = .seconds(5)
-        upstream.timeouts.firstByte = .seconds(5)
+        var upstream = UpstreamConfig.http(name, baseURL: base)
+        upstream.server.redirectHosts = redirectHosts
+        upstream.server.requests.timeouts.connect = .seconds(5)
+        upstream.server.requests.timeouts.firstByte = .seconds(5)
         return upstream
     }
 

@@ -15,17 +15,15 @@ import Testing
     static func upstream(
         _ name: String, moto: MotoS3, style: S3AddressingStyle, secret: String? = nil
     ) -> UpstreamConfig {
-        var config = UpstreamConfig(name: name, kind: .s3)
         // moto reads the bucket from the host name for anything but `localhost` and IP addresses.
         let host = style == .path ? "127.0.0.1" : "localhost"
-        config.s3 = S3Location(
+        let location = S3Location(
             endpoint: S3Endpoint(scheme: "http", host: host, port: moto.peer.port), bucket: moto.bucket,
             region: "us-east-1", style: style)
-        config.auth = .sigV4(
-            SigV4Credentials(
-                region: "us-east-1", accessKeyID: Secret(moto.accessKeyID),
-                secretAccessKey: Secret(secret ?? moto.secretAccessKey)))
-        return config
+        let credentials = SigV4Credentials(
+            region: "us-east-1", accessKeyID: Secret(moto.accessKeyID),
+            secretAccessKey: Secret(secret ?? moto.secretAccessKey))
+        return UpstreamConfig(name: name, source: .s3(S3Config(location: location, credentials: credentials)))
     }
 
     static func target(_ upstream: String, _ key: String) throws -> String {

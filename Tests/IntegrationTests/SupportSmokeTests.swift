@@ -49,8 +49,7 @@ import Testing
         let content = try TemporaryDirectory()
         let data = try await RandomData.file("a b.bin", in: content, count: 100_000)
         let origin = try await Peer.faultOrigin(root: content.path)
-        var upstream = UpstreamConfig(name: "web", kind: .http)
-        upstream.baseURL = origin.baseURL
+        let upstream = UpstreamConfig.http("web", baseURL: origin.baseURL)
         try await TestGateway.run(upstreams: [upstream]) { gateway in
             let whole = try await TestHTTP.get(gateway.streamURL("web", "a b.bin"))
             #expect(whole.status == 200)

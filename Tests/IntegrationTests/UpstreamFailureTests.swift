@@ -8,12 +8,11 @@ import Testing
 @Suite struct UpstreamFailureTests {
     /// An upstream of `kind` whose base is `prefix` on the fault origin (`status/404/`, `stall/`, …).
     private static func upstream(_ kind: UpstreamKind, _ origin: Peer, prefix: String) -> UpstreamConfig {
-        var upstream = UpstreamConfig(name: "up", kind: kind)
-        upstream.baseURL = origin.url(prefix)
-        upstream.timeouts.connect = .seconds(2)
-        upstream.timeouts.firstByte = .seconds(2)
-        upstream.timeouts.lowSpeedTime = .seconds(2)
-        return upstream
+        var server = HTTPServerConfig(baseURL: origin.url(prefix))
+        server.requests.timeouts.connect = .seconds(2)
+        server.requests.timeouts.firstByte = .seconds(2)
+        server.requests.timeouts.lowSpeedTime = .seconds(2)
+        return UpstreamConfig(name: "up", source: kind == .webdav ? .webdav(server) : .http(server))
     }
 
     @Test(

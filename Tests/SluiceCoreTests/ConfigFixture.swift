@@ -42,3 +42,28 @@ final class ConfigFixture {
 func minimalConfig(_ extra: String = "") -> String {
     #"{"upstreams": {"local": {"kind": "directory", "root": "media"}}"# + (extra.isEmpty ? "" : ", " + extra) + "}"
 }
+
+extension UpstreamConfig {
+    /// The settings of a `webdav` or `http` upstream; nil for another kind.
+    var server: HTTPServerConfig? {
+        switch source {
+        case .webdav(let server), .http(let server): server
+        default: nil
+        }
+    }
+
+    /// The settings of a `directory` upstream; nil for another kind.
+    var folder: DirectoryConfig? {
+        if case .directory(let folder) = source { folder } else { nil }
+    }
+
+    /// The settings of an `s3` upstream; nil for another kind.
+    var store: S3Config? {
+        if case .s3(let store) = source { store } else { nil }
+    }
+
+    /// The settings of an `onedrive` upstream; nil for another kind.
+    var drive: OneDriveConfig? {
+        if case .onedrive(let drive) = source { drive } else { nil }
+    }
+}

@@ -22,7 +22,7 @@ struct ConfigHeadersTests {
             ),
             environment: ["E": "from-env", "AUTH": "Custom abc"])
         #expect(
-            config.upstreams["u"]?.headers == [
+            config.upstreams["u"]?.server?.headers == [
                 "X-Plain": Secret("v"), "X-Env": Secret("from-env"), "X-File": Secret("from-file"),
                 "Authorization": Secret("Custom abc"),
             ])

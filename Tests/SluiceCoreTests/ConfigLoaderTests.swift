@@ -59,25 +59,25 @@ struct ConfigLoaderTests {
         #expect(config.logging.level == .debug)
 
         #expect(config.upstreams.keys.sorted() == ["api", "cdn", "docs", "local", "nas"])
-        let nas = try #require(config.upstreams["nas"])
-        #expect(nas.name == "nas")
-        #expect(nas.kind == .webdav)
+        #expect(config.upstreams["nas"]?.name == "nas")
+        #expect(config.upstreams["nas"]?.kind == .webdav)
+        let nas = try #require(config.upstreams["nas"]?.server)
         #expect(nas.baseURL == "https://nas.example/dav/")
         #expect(nas.auth == .basic(username: "alice", password: Secret("pw")))
-        #expect(nas.timeouts.connect == .seconds(5))
-        #expect(nas.timeouts.firstByte == .seconds(20))
-        #expect(nas.timeouts.lowSpeedTime == .seconds(60))
-        #expect(nas.timeouts.lowSpeedBytesPerSecond == 1_024)
-        #expect(config.upstreams["docs"]?.auth == .digest(username: "bob", password: Secret("s3cret-digest")))
-        #expect(config.upstreams["docs"]?.timeouts == UpstreamTimeouts())
-        #expect(config.upstreams["cdn"]?.headers == ["X-Api-Key": Secret("k"), "User-Agent": Secret("sluice")])
-        #expect(config.upstreams["cdn"]?.auth == AuthConfig.none)
-        #expect(config.upstreams["api"]?.auth == .bearer(token: Secret("tok")))
-        #expect(config.upstreams["api"]?.baseURL == "http://127.0.0.1:8000/v1/")
+        #expect(nas.requests.timeouts.connect == .seconds(5))
+        #expect(nas.requests.timeouts.firstByte == .seconds(20))
+        #expect(nas.requests.timeouts.lowSpeedTime == .seconds(60))
+        #expect(nas.requests.timeouts.lowSpeedBytesPerSecond == 1_024)
+        #expect(config.upstreams["docs"]?.server?.auth == .digest(username: "bob", password: Secret("s3cret-digest")))
+        #expect(config.upstreams["docs"]?.server?.requests.timeouts == UpstreamTimeouts())
+        #expect(config.upstreams["cdn"]?.server?.headers == ["X-Api-Key": Secret("k"), "User-Agent": Secret("sluice")])
+        #expect(config.upstreams["cdn"]?.server?.auth == AuthConfig.none)
+        #expect(config.upstreams["api"]?.server?.auth == .bearer(token: Secret("tok")))
+        #expect(config.upstreams["api"]?.server?.baseURL == "http://127.0.0.1:8000/v1/")
         let local = try #require(config.upstreams["local"])
         #expect(local.kind == .directory)
-        #expect(local.root == fixture.base.appendingPathComponent("media").resolvingSymlinksInPath().path)
-        #expect(local.baseURL == nil)
+        #expect(local.folder?.root == fixture.base.appendingPathComponent("media").resolvingSymlinksInPath().path)
+        #expect(local.server == nil)
     }
 
     @Test func fillsDefaults() throws {
@@ -102,7 +102,7 @@ struct ConfigLoaderTests {
         let config = try ConfigLoader.load(path: path, environment: [:])
         #expect(config.cache.directory == fixture.base.appendingPathComponent("c").standardizedFileURL.path)
         #expect(
-            config.upstreams["local"]?.root
+            config.upstreams["local"]?.folder?.root
                 == fixture.base.appendingPathComponent("media").resolvingSymlinksInPath().path)
     }
 
@@ -111,9 +111,9 @@ struct ConfigLoaderTests {
         try FileManager.default.createSymbolicLink(
             at: link, withDestinationURL: fixture.base.appendingPathComponent("media"))
         let config = try fixture.parse(#"{"upstreams": {"l": {"kind": "directory", "root": "link"}}}"#)
-        #expect(
-            config.upstreams["l"]?.root == fixture.base.appendingPathComponent("media").resolvingSymlinksInPath().path)
-        #expect(config.upstreams["l"]?.root?.hasSuffix("/media") == true)
+        let media = fixture.base.appendingPathComponent("media").resolvingSymlinksInPath().path
+        #expect(config.upstreams["l"]?.folder?.root == media)
+        #expect(config.upstreams["l"]?.folder?.root.hasSuffix("/media") == true)
     }
 
     @Test func reportsUnreadableFiles() throws {

@@ -59,11 +59,11 @@ struct ConfigRedirectHostsTests {
         let config = try fixture.parse(
             Self.http(#"["https://cdn.example.com", "http://10.0.0.5:8080/", "http://[::1]:9000"]"#))
         #expect(
-            config.upstreams["h"]?.redirectHosts == [
+            config.upstreams["h"]?.server?.redirectHosts == [
                 "https://cdn.example.com", "http://10.0.0.5:8080", "http://[::1]:9000",
             ])
         #expect(
             try fixture.parse(#"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/"}}}"#)
-                .upstreams["h"]?.redirectHosts == [])
+                .upstreams["h"]?.server?.redirectHosts == [])
     }
 }

@@ -11,13 +11,12 @@ struct ConfigS3Tests {
         let config = try fixture.parse(s3Upstream(), environment: ["P": "key"])
         let upstream = try #require(config.upstreams["films"])
         let endpoint = S3Endpoint(scheme: "https", host: "s3.eu-west-1.amazonaws.com", port: nil)
+        let location = S3Location(endpoint: endpoint, bucket: "films", region: "eu-west-1", style: .virtualHosted)
+        #expect(upstream.store?.location == location)
+        #expect(upstream.store?.location.baseURL == "https://films.s3.eu-west-1.amazonaws.com/")
         #expect(
-            upstream.s3 == S3Location(endpoint: endpoint, bucket: "films", region: "eu-west-1", style: .virtualHosted))
-        #expect(upstream.s3?.baseURL == "https://films.s3.eu-west-1.amazonaws.com/")
-        #expect(
-            upstream.auth
-                == .sigV4(
-                    SigV4Credentials(region: "eu-west-1", accessKeyID: Secret("key"), secretAccessKey: Secret("key"))))
+            upstream.store?.credentials
+                == SigV4Credentials(region: "eu-west-1", accessKeyID: Secret("key"), secretAccessKey: Secret("key")))
     }
 
     @Test func readsPathStyleLocationAndKeysFromFiles() throws {
@@ -30,22 +29,21 @@ struct ConfigS3Tests {
             #""endpoint": "http://[::1]:9000", "pathStyle": true, "bucket": "Old_Bucket", "region": "auto", "auth": \#(auth)"#
         )
         let upstream = try #require(try fixture.parse(json).upstreams["films"])
-        #expect(upstream.s3?.baseURL == "http://[::1]:9000/Old_Bucket/")
+        #expect(upstream.store?.location.baseURL == "http://[::1]:9000/Old_Bucket/")
         #expect(
-            upstream.auth
-                == .sigV4(
-                    SigV4Credentials(
-                        region: "auto", accessKeyID: Secret("AKIDEXAMPLE"),
-                        secretAccessKey: Secret("wJalrXUtnFEMI/K7MDENG"),
-                        sessionToken: Secret("FwoGZXIvYXdzE"))))
+            upstream.store?.credentials
+                == SigV4Credentials(
+                    region: "auto", accessKeyID: Secret("AKIDEXAMPLE"),
+                    secretAccessKey: Secret("wJalrXUtnFEMI/K7MDENG"),
+                    sessionToken: Secret("FwoGZXIvYXdzE")))
     }
 
     @Test func anonymousWithoutAuth() throws {
         let json =
             #"{"upstreams": {"pub": {"kind": "s3", "endpoint": "https://s3.example:8443", "bucket": "open-data", "region": "us-east-1"}}}"#
         let upstream = try #require(try fixture.parse(json).upstreams["pub"])
-        #expect(upstream.auth == .none)
-        #expect(upstream.s3?.baseURL == "https://open-data.s3.example:8443/")
+        #expect(upstream.store?.credentials == nil)
+        #expect(upstream.store?.location.baseURL == "https://open-data.s3.example:8443/")
     }
 }
 

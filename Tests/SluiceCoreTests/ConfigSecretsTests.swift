@@ -19,7 +19,7 @@ struct ConfigSecretsTests {
         try fixture.write("token", contents)
         let result = Result { () throws(ConfigErrors) in try fixture.parse(bearer(#""tokenFile": "token""#)) }
         switch result {
-        case .success(let config): #expect(config.upstreams["h"]?.auth == .bearer(token: Secret(expected)))
+        case .success(let config): #expect(config.upstreams["h"]?.server?.auth == .bearer(token: Secret(expected)))
         case .failure(let errors):
             // An inner line break is refused, naming the file but never the value.
             #expect(expected.contains("\n"))
@@ -30,7 +30,7 @@ struct ConfigSecretsTests {
 
     @Test func readsEnvironmentVariables() throws {
         let config = try fixture.parse(bearer(#""tokenEnv": "TOKEN""#), environment: ["TOKEN": "t0k3n"])
-        #expect(config.upstreams["h"]?.auth == .bearer(token: Secret("t0k3n")))
+        #expect(config.upstreams["h"]?.server?.auth == .bearer(token: Secret("t0k3n")))
     }
 
     @Test func reportsMissingSecretsWithoutValues() throws {

@@ -389,6 +389,6 @@ struct ConfigValidationTests {
     ])
     func normalisesBaseURLs(url: String, expected: String) throws {
         let config = try fixture.parse(#"{"upstreams": {"h": {"kind": "http", "baseURL": "\#(url)"}}}"#)
-        #expect(config.upstreams["h"]?.baseURL == expected)
+        #expect(config.upstreams["h"]?.server?.baseURL == expected)
     }
 }

@@ -9,10 +9,9 @@ struct AdminUpstreamsTests {
     func upstreams() async throws {
         let secret = "s3cr3t-\(UInt64.random(in: .min ... .max))"
         let withCDN: (inout SluiceConfig) -> Void = { config in
-            var cdn = UpstreamConfig(name: "cdn", kind: .http)
-            cdn.baseURL = "http://127.0.0.1:9/media/"
-            cdn.auth = .bearer(token: Secret(secret))
-            cdn.headers = ["X-Api-Key": Secret(secret + "-header")]
+            var cdn = UpstreamConfig.http("cdn", baseURL: "http://127.0.0.1:9/media/")
+            cdn.server.auth = .bearer(token: Secret(secret))
+            cdn.server.headers = ["X-Api-Key": Secret(secret + "-header")]
             config.upstreams["cdn"] = cdn
         }
         try await AdminFixture.run(files: ["a.bin": 5_000], configure: withCDN) { fixture in

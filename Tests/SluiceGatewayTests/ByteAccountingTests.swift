@@ -26,8 +26,7 @@ struct ByteAccountingTests {
             var files: [String: [UInt8]] = [:]
             for (name, size) in sizes { files[name] = try await RandomData.file(name, in: content, count: size) }
             let origin = try await Peer.faultOrigin(root: content.path)
-            var upstream = UpstreamConfig(name: "web", kind: .http)
-            upstream.baseURL = origin.baseURL
+            let upstream = UpstreamConfig.http("web", baseURL: origin.baseURL)
             try await TestGateway.run(upstreams: [upstream]) { config in
                 config.server.adminToken = Secret(ByteAccountingTests.token)
                 config.cache.chunkSize = ByteAccountingTests.chunk

@@ -96,7 +96,8 @@ import Testing
         let (origin, data, client) = try await Self.start()
         let authorizer = RotatingAuthorizer(first: Self.basic("stale"), second: Self.basic(Self.password))
         let http = try HTTPOrigin(
-            TestFixtures.config(.http, baseURL: origin.baseURL), client: client, authorizer: authorizer)
+            upstream: "test", baseURL: origin.baseURL, requests: TestFixtures.requests(), client: client,
+            authorizer: authorizer)
         let info = try await http.headContentInfo(for: TestFixtures.path("a.bin"))
         #expect(info.length == Int64(data.count))
         #expect(authorizer.refusals == 1)
@@ -111,7 +112,8 @@ import Testing
         let (origin, data, client) = try await Self.start()
         let authorizer = RotatingAuthorizer(first: Self.basic("stale"), second: Self.basic(Self.password))
         let http = try HTTPOrigin(
-            TestFixtures.config(.http, baseURL: origin.baseURL), client: client, authorizer: authorizer)
+            upstream: "test", baseURL: origin.baseURL, requests: TestFixtures.requests(), client: client,
+            authorizer: authorizer)
         let sink = CollectingSink()
         _ = http.fetch(
             TestFixtures.path("a.bin"), range: ByteRange(first: 1000, last: 199_999), ifRange: nil, into: sink)
@@ -128,7 +130,8 @@ import Testing
         let wrong = Self.basic("wrong")
         let authorizer = RotatingAuthorizer(first: wrong, second: wrong)
         let http = try HTTPOrigin(
-            TestFixtures.config(.http, baseURL: origin.baseURL), client: client, authorizer: authorizer)
+            upstream: "test", baseURL: origin.baseURL, requests: TestFixtures.requests(), client: client,
+            authorizer: authorizer)
         let sink = CollectingSink()
         _ = http.fetch(TestFixtures.path("a.bin"), range: ByteRange(first: 0, last: 9), ifRange: nil, into: sink)
         #expect(await sink.outcome()?.error == .unauthorized(status: 401))
@@ -146,7 +149,8 @@ import Testing
         let good = Self.basic(Self.password)
         let authorizer = RotatingAuthorizer(first: good, second: good, gate: gate)
         let http = try HTTPOrigin(
-            TestFixtures.config(.http, baseURL: origin.baseURL), client: client, authorizer: authorizer)
+            upstream: "test", baseURL: origin.baseURL, requests: TestFixtures.requests(), client: client,
+            authorizer: authorizer)
         let waiting = CollectingSink()
         _ = http.fetch(TestFixtures.path("a.bin"), range: ByteRange(first: 0, last: 99), ifRange: nil, into: waiting)
         let cancelled = CollectingSink()

@@ -28,7 +28,7 @@ import Testing
             atPath: content.file("alias.mkv"), withDestinationPath: "films/movie.MKV")
         try FileManager.default.createSymbolicLink(atPath: content.file("up"), withDestinationPath: "..")
         mkfifo(content.file("pipe.mp3"), 0o644)
-        upstream = try makeUpstream(TestFixtures.config(.directory, root: content.path), client: client)
+        upstream = try makeUpstream(TestFixtures.folder(content.path), client: client)
     }
 
     @Test func metadataFromStat() async throws {

@@ -11,9 +11,9 @@ import Testing
     @Test func requestsBeyondTheCapWaitForASlot() async throws {
         let origin = try await ServedOrigin.start(["a.bin": RandomData.bytes(1_000)])
         let client = try CurlClient()
-        var config = TestFixtures.config(.http, baseURL: origin.baseURL)
-        config.maxConcurrentRequests = 2
-        let upstream = try makeUpstream(config, client: client)
+        var server = HTTPServerConfig(baseURL: origin.baseURL)
+        server.requests.maxConcurrentRequests = 2
+        let upstream = try makeUpstream(UpstreamConfig(name: "test", source: .http(server)), client: client)
         // `stall/` reads a request and answers nothing until the client goes.
         let stalled = (0..<4).map { _ in CollectingSink() }
         let handles = stalled.map {

@@ -12,13 +12,24 @@ import Testing
         region: "eu-west-1", accessKeyID: Secret("AKIDEXAMPLE"), secretAccessKey: Secret("never-sent-secret"),
         sessionToken: Secret("session-token-1"))
 
-    static func config(endpoint: String, bucket: String, style: S3AddressingStyle, auth: AuthConfig) -> UpstreamConfig {
-        var config = TestFixtures.config(.s3, auth: auth)
+    static func store(endpoint: String, bucket: String, style: S3AddressingStyle, credentials: SigV4Credentials?)
+        -> S3Config
+    {
         let url = URL(string: endpoint)!
-        config.s3 = S3Location(
+        let location = S3Location(
             endpoint: S3Endpoint(scheme: url.scheme!, host: url.host!, port: url.port), bucket: bucket,
             region: "eu-west-1", style: style)
-        return config
+        var store = S3Config(location: location, credentials: credentials)
+        store.requests = TestFixtures.requests()
+        return store
+    }
+
+    static func config(endpoint: String, bucket: String, style: S3AddressingStyle, credentials: SigV4Credentials?)
+        -> UpstreamConfig
+    {
+        UpstreamConfig(
+            name: "test", source: .s3(store(endpoint: endpoint, bucket: bucket, style: style, credentials: credentials))
+        )
     }
 
     /// The request fields the fault origin echoed for a ranged GET of `key`.
@@ -33,7 +44,7 @@ import Testing
         let origin = try await ServedOrigin.start()
         let client = try CurlClient()
         let config = Self.config(
-            endpoint: origin.baseURL, bucket: "echo-headers", style: .path, auth: .sigV4(Self.credentials))
+            endpoint: origin.baseURL, bucket: "echo-headers", style: .path, credentials: Self.credentials)
         let upstream = try makeUpstream(config, client: client)
         let key = "a b+c~d%é/🎬/x.bin"
         let sink = CollectingSink()
@@ -62,7 +73,7 @@ import Testing
         let client = try CurlClient()
         let config = Self.config(
             endpoint: "http://localhost:\(origin.port)", bucket: "films", style: .virtualHosted,
-            auth: .sigV4(Self.credentials))
+            credentials: Self.credentials)
         let fields = try await Self.echoedFields(try makeUpstream(config, client: client), key: "echo-headers/clip.mp4")
         // libcurl resolves every `*.localhost` name to the loopback address itself.
         #expect(fields["host"] == "films.localhost:\(origin.port)")
@@ -73,7 +84,7 @@ import Testing
     @Test func anonymousBucketsGetNoSignature() async throws {
         let origin = try await ServedOrigin.start()
         let client = try CurlClient()
-        let config = Self.config(endpoint: origin.baseURL, bucket: "echo-headers", style: .path, auth: .none)
+        let config = Self.config(endpoint: origin.baseURL, bucket: "echo-headers", style: .path, credentials: nil)
         let fields = try await Self.echoedFields(try makeUpstream(config, client: client), key: "clip.mp4")
         #expect(fields["authorization"] == nil)
         #expect(fields["x-amz-content-sha256"] == nil)
@@ -84,8 +95,9 @@ import Testing
         let origin = try await ServedOrigin.start()
         let client = try CurlClient()
         // `status/503/` answers 503 with `Retry-After: 1`; the cap keeps the test short.
-        let config = Self.config(endpoint: origin.baseURL, bucket: "status", style: .path, auth: .none)
-        let upstream = try S3Upstream(config, client: client, backoff: RetryBackoff(cap: .milliseconds(20)))
+        let store = Self.store(endpoint: origin.baseURL, bucket: "status", style: .path, credentials: nil)
+        let upstream = try S3Upstream(
+            name: "test", store: store, client: client, backoff: RetryBackoff(cap: .milliseconds(20)))
         #expect(
             await TestFixtures.contentInfoError(upstream, "503/clip.mp4") == .busy(status: 503, retryAfter: .seconds(1))
         )

@@ -5,20 +5,30 @@ import SluiceUpstream
 
 /// Shared helpers for upstream tests.
 enum TestFixtures {
-    /// An upstream configuration.
+    /// A `webdav` or `http` upstream named `test` (`kind` is one of them).
     static func config(
-        _ kind: UpstreamKind, baseURL: String? = nil, root: String? = nil, auth: AuthConfig = .none,
-        headers: [String: Secret] = [:], redirectHosts: [String] = [], firstByte: Duration = .seconds(10)
+        _ kind: UpstreamKind, baseURL: String, auth: AuthConfig = .none, headers: [String: Secret] = [:],
+        redirectHosts: [String] = [], firstByte: Duration = .seconds(10)
     ) -> UpstreamConfig {
-        var config = UpstreamConfig(name: "test", kind: kind)
-        config.baseURL = baseURL
-        config.root = root
-        config.auth = auth
-        config.headers = headers
-        config.redirectHosts = redirectHosts
-        config.timeouts.firstByte = firstByte
-        config.timeouts.connect = .seconds(5)
-        return config
+        var server = HTTPServerConfig(baseURL: baseURL, auth: auth)
+        server.headers = headers
+        server.redirectHosts = redirectHosts
+        server.requests = requests(firstByte: firstByte)
+        precondition(kind == .webdav || kind == .http, "\(kind) is not an HTTP server kind")
+        return UpstreamConfig(name: "test", source: kind == .webdav ? .webdav(server) : .http(server))
+    }
+
+    /// A `directory` upstream named `test`.
+    static func folder(_ root: String) -> UpstreamConfig {
+        UpstreamConfig(name: "test", source: .directory(DirectoryConfig(root: root)))
+    }
+
+    /// Request settings with short timeouts.
+    static func requests(firstByte: Duration = .seconds(10)) -> RequestSettings {
+        var settings = RequestSettings()
+        settings.timeouts.firstByte = firstByte
+        settings.timeouts.connect = .seconds(5)
+        return settings
     }
 
     /// A path from plain text.

@@ -31,17 +31,18 @@ public struct OAuth2SignIn: Sendable {
     /// Signs in `config`'s upstream through `client`; throws when the upstream has no OAuth2 sign-in or its token
     /// file's folder cannot take the file (better said before anyone signs in).
     public init(_ config: UpstreamConfig, client: CurlClient) throws(OAuth2SignInError) {
-        guard case .oauth2(let oauth) = config.auth else {
-            throw OAuth2SignInError(
-                "upstream \(config.name) does not sign in with OAuth2 (auth is \(config.auth.typeName)); only "
-                    + "onedrive upstreams with `\"type\": \"oauth2\"` do")
-        }
-        switch config.kind {
-        case .onedrive:
+        let oauth: OAuth2Config
+        let requests: RequestSettings
+        switch config.source {
+        case .onedrive(let drive):
+            oauth = drive.oauth
+            requests = drive.requests
             endpoints = .microsoft(tokenURL: oauth.tokenURL ?? OneDriveUpstream.defaultTokenURL)
             scope = oauth.scope ?? OneDriveUpstream.defaultScope
-        default:
-            throw OAuth2SignInError("upstream \(config.name): kind \(config.kind.rawValue) has no OAuth2 sign-in")
+        case .webdav, .http, .directory, .s3:
+            throw OAuth2SignInError(
+                "upstream \(config.name) does not sign in with OAuth2 (kind \(config.kind.rawValue), auth "
+                    + "\(config.source.authType)); only cloud drive kinds (onedrive) do")
         }
         file = TokenFile(path: oauth.tokenFile)
         do throws(TokenFile.Failure) {
@@ -52,7 +53,7 @@ public struct OAuth2SignIn: Sendable {
         upstream = config.name
         tokenEndpoint = OAuth2TokenEndpoint(
             url: endpoints.token, clientID: oauth.clientID, clientSecret: oauth.clientSecret, scope: scope,
-            client: client, timeouts: config.timeouts)
+            client: client, timeouts: requests.timeouts)
     }
 
     /// Asks for a device code, hands `show` what the person must do, polls until they did (or declined, or the code

@@ -5,16 +5,24 @@ import SluiceCore
 struct StaticAuthorizer: Authorizer {
     let fixed: Credentials
 
-    /// The credentials `config` names; header names and values are checked for what would split a header line.
-    init(_ config: UpstreamConfig) throws(UpstreamSetupError) {
-        var lines = try Self.headerLines(config)
+    /// What a `webdav` or `http` upstream named `upstream` sends: `server`'s auth and static headers.
+    init(upstream: String, server: HTTPServerConfig) throws(UpstreamSetupError) {
+        var lines = try Self.headerLines(upstream: upstream, server.headers)
         var login = CurlRequest.Auth.none
-        switch config.auth {
+        switch server.auth {
         case .none: break
         case .basic(let username, let password): login = .basic(username: username, password: password)
         case .digest(let username, let password): login = .digest(username: username, password: password)
         case .bearer(let token): lines.append(Secret("Authorization: Bearer \(token.value)"))
-        case .sigV4(let credentials):
+        }
+        fixed = Credentials(headers: lines, login: login)
+    }
+
+    /// What an `s3` upstream named `upstream` sends: `store`'s static headers, signed with its key when it has one.
+    init(upstream: String, store: S3Config) throws(UpstreamSetupError) {
+        var lines = try Self.headerLines(upstream: upstream, store.headers)
+        var login = CurlRequest.Auth.none
+        if let credentials = store.credentials {
             login = .sigV4(
                 region: credentials.region, accessKeyID: credentials.accessKeyID,
                 secretAccessKey: credentials.secretAccessKey)
@@ -22,18 +30,19 @@ struct StaticAuthorizer: Authorizer {
             // so leaving it unsigned loses nothing.
             lines.append(Secret("x-amz-content-sha256: UNSIGNED-PAYLOAD"))
             if let token = credentials.sessionToken { lines.append(Secret("x-amz-security-token: \(token.value)")) }
-        case .oauth2: throw .unsupportedAuth(upstream: config.name, type: config.auth.typeName)
         }
         fixed = Credentials(headers: lines, login: login)
     }
 
-    /// The configured static headers as `Name: value` lines, refused when one would split a header line.
-    static func headerLines(_ config: UpstreamConfig) throws(UpstreamSetupError) -> [Secret] {
+    /// Static `headers` as `Name: value` lines, refused when one would split a header line.
+    private static func headerLines(upstream: String, _ headers: [String: Secret]) throws(UpstreamSetupError)
+        -> [Secret]
+    {
         var lines: [Secret] = []
-        for (name, value) in config.headers.sorted(by: { $0.key < $1.key }) {
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
             let breaks = { (text: String) in text.unicodeScalars.contains { $0 == "\r" || $0 == "\n" } }
             guard !name.isEmpty, !name.contains(":"), !breaks(name), !breaks(value.value) else {
-                throw .badHeader(upstream: config.name, name: name)
+                throw .badHeader(upstream: upstream, name: name)
             }
             lines.append(Secret("\(name): \(value.value)"))
         }

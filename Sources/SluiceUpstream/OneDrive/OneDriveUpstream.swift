@@ -23,30 +23,25 @@ struct OneDriveUpstream: Upstream {
     var requestLoad: RequestLoad? { origin.slots.load }
     private let authorizer: OAuth2Authorizer
 
-    init(_ config: UpstreamConfig, client: CurlClient, logger: Logger?) throws(UpstreamSetupError) {
-        guard case .oauth2(let oauth) = config.auth else {
-            throw .unsupportedAuth(upstream: config.name, type: config.auth.typeName)
-        }
+    init(name: String, drive: OneDriveConfig, client: CurlClient, logger: Logger?) throws(UpstreamSetupError) {
+        let oauth = drive.oauth
         let file = TokenFile(path: oauth.tokenFile)
         let token: OAuth2Token
         do throws(TokenFile.Failure) {
             token = try file.read()
             try file.checkWritable()
         } catch {
-            throw .tokenFile(upstream: config.name, reason: error.description)
+            throw .tokenFile(upstream: name, reason: error.description)
         }
         let endpoint = OAuth2TokenEndpoint(
             url: oauth.tokenURL ?? Self.defaultTokenURL, clientID: oauth.clientID, clientSecret: oauth.clientSecret,
-            scope: oauth.scope ?? Self.defaultScope, client: client, timeouts: config.timeouts)
-        name = config.name
-        authorizer = OAuth2Authorizer(
-            upstream: config.name, token: token, endpoint: endpoint, file: file, logger: logger)
-        var api = config
-        api.baseURL = config.apiBaseURL ?? Self.defaultAPI
-        api.redirectHosts = config.contentBaseURL.map { [$0] } ?? []
+            scope: oauth.scope ?? Self.defaultScope, client: client, timeouts: drive.requests.timeouts)
+        self.name = name
+        authorizer = OAuth2Authorizer(upstream: name, token: token, endpoint: endpoint, file: file, logger: logger)
         origin = try HTTPOrigin(
-            api, client: client, authorizer: authorizer,
-            redirectDomains: config.contentBaseURL == nil ? Self.contentDomains : [])
+            upstream: name, baseURL: drive.apiBaseURL ?? Self.defaultAPI, requests: drive.requests, client: client,
+            authorizer: authorizer, redirectHosts: drive.contentBaseURL.map { [$0] } ?? [],
+            redirectDomains: drive.contentBaseURL == nil ? Self.contentDomains : [])
     }
 
     func contentInfo(for path: AssetPath) async throws(UpstreamError) -> ContentInfo {

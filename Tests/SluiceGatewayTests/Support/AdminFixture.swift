@@ -29,8 +29,7 @@ struct AdminFixture: Sendable {
         let media = try TemporaryDirectory()
         var files: [String: [UInt8]] = [:]
         for (name, size) in sizes { files[name] = try await RandomData.file(name, in: media, count: size) }
-        var upstream = UpstreamConfig(name: "media", kind: .directory)
-        upstream.root = media.path
+        let upstream = UpstreamConfig.directory("media", root: media.path)
         let settings: (inout SluiceConfig) -> Void = { config in
             config.server.adminToken = token.map(Secret.init)
             config.cache.chunkSize = chunkSize
