@@ -1,5 +1,14 @@
-"""What the test tree's HTTP fixtures share: reading a Range header (fault_origin.py, onedrive_emulator.py) and
-reading a socket to its end (their tests)."""
+"""What the test tree's HTTP fixtures share: reading a Range header (fault_origin.py, cloud_emulator.py), reading
+a socket to its end, and running a two-port cloud emulator as a child process (their tests)."""
+
+import http.client
+import json
+import os
+import secrets
+import subprocess
+import sys
+import time
+import urllib.parse
 
 
 def parse_single_range(header, size):
@@ -42,3 +51,64 @@ def read_until_closed(sock):
         if not block:
             return data
         data += block
+
+
+class EmulatorProcess:
+    """A cloud_emulator-based script as a child process on free ports ({"api", "content"} from its port file),
+    stopped by `close`. `extra` are more command-line arguments."""
+
+    def __init__(self, script, root, *extra):
+        self.port_file = os.path.join(root, "..", "ports-%d-%s" % (id(self), secrets.token_hex(4)))
+        self.proc = subprocess.Popen([sys.executable, script, "--root", root, "--port", "0",
+                                      "--port-file", self.port_file, *extra], stdout=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while not os.path.exists(self.port_file):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("%s did not start" % os.path.basename(script))
+            time.sleep(0.02)
+        with open(self.port_file) as f:
+            ports = json.load(f)
+        self.api, self.content = ports["api"], ports["content"]
+
+    def request(self, path, headers=None, method="GET", body=None, port=None):
+        conn = http.client.HTTPConnection("127.0.0.1", port or self.api, timeout=10)
+        try:
+            conn.request(method, path, body=body, headers=headers or {})
+            response = conn.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            conn.close()
+
+    def url(self, location, headers=None, method="GET"):
+        """Requests an absolute http://127.0.0.1:PORT/... URL as given."""
+        parts = urllib.parse.urlsplit(location)
+        return self.request(parts.path + ("?" + parts.query if parts.query else ""), headers, method, port=parts.port)
+
+    def form(self, path, form):
+        """POSTs a form-encoded body; (status, JSON)."""
+        status, _, body = self.request(path, method="POST", body=urllib.parse.urlencode(form),
+                                       headers={"Content-Type": "application/x-www-form-urlencoded"})
+        return status, json.loads(body)
+
+    def control(self, path, data=None):
+        body = json.dumps(data) if data is not None else None
+        status, _, answer = self.request(path, method="POST", body=body,
+                                         headers={"Content-Type": "application/json"} if body else {})
+        return status, json.loads(answer) if answer else None
+
+    def stats(self):
+        return json.loads(self.request("/_stats")[2])
+
+    def settled_stats(self, ready, timeout=5):
+        """The stats once `ready(stats)` holds, or as they are at the deadline: the emulators count body bytes
+        after each write returns, so a client can hold the whole body a moment before the count has it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            stats = self.stats()
+            if ready(stats) or time.monotonic() > deadline:
+                return stats
+            time.sleep(0.02)
+
+    def close(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
