@@ -17,6 +17,8 @@ How a provider plugs in (the seams):
         def error_body(self, error, endpoint)             # the 4xx JSON of an OAuthError
         def authorize_text(self, error)                   # text of an /authorize error
         CODES = {reason: number}           # optional provider error numbers, error.reason -> code
+        ERROR_NAMES = {reason: "error"}    # where the provider's `error` differs from the RFC's
+        scope_required, redirect_uri_in_token, default_scope, *_prefix   # smaller switches
 
     class MyEmulator(CloudEmulator):       # state; super().__init__(args, MyTokens) makes self.tokens,
         throttle_scopes = ("api", "token", "all"); default_throttle_scope = "api"
@@ -49,7 +51,7 @@ What the kit does for every provider:
   * ContentUrls: random tokens with an expiry, checked when a request starts; /_expire-content-urls.
   * CloudHandler: answers, dispatch, the control endpoints (both hosts, never counted, never throttled),
     the content host's refusal of any Authorization header (counted content.withAuthorization, before
-    anything else), send_file (single Range -> 206, past the end -> 416 `bytes */N`, several -> 200 whole,
+    anything else; CloudEmulator.refuse_content_authorization = False keeps the count and serves), send_file (single Range -> 206, past the end -> 416 `bytes */N`, several -> 200 whole,
     If-Range, HEAD, sendfile in chunks, /_break-next-content), oauth_form (POST + form-encoded checks,
     Basic parsing, token throttling) and api_gate (API counters, throttling, token check).
   * run(): both listeners, atomic port file {"api": P1, "content": P2}, the same line on stdout, SIGTERM
@@ -163,7 +165,9 @@ class TokenService:
     user_code_alphabet, user_code_length = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789", 9
     default_scope = ""
     scope_required = False  # /authorize and the device-code request must name a scope
-    CODES = {}
+    redirect_uri_in_token = True  # the authorization_code grant must repeat the authorize request's redirect_uri
+    CODES = {}  # reason -> a provider's error number, for error_body
+    ERROR_NAMES = {}  # reason -> the provider's `error` value where it differs from RFC 6749 / RFC 8628
 
     def __init__(self, emu, args):
         self.emu, self.lock, self.stats = emu, emu.lock, emu.stats
@@ -327,6 +331,7 @@ class TokenService:
                     answer = self.device_grant_answer(form)
                 return 200, answer
             except OAuthError as error:
+                error.error = self.ERROR_NAMES.get(error.reason, error.error)
                 self.emu.bump(self.stats["tokenErrors"], error.error)
                 if grant == "refresh_token":
                     self.stats["rejectedRefreshes"] += 1
@@ -354,7 +359,7 @@ class TokenService:
 
     def code_grant(self, form):
         code = form.get("code")
-        for name in ("code", "redirect_uri"):
+        for name in ("code", "redirect_uri") if self.redirect_uri_in_token else ("code",):
             if not form.get(name):
                 raise missing(name)
         if not form.get("code_verifier"):
@@ -370,7 +375,7 @@ class TokenService:
         if now() > entry["expires"]:
             raise OAuthError(400, "invalid_grant", "code_expired", "The provided authorization code or refresh token "
                              "has expired due to inactivity.")
-        if form["redirect_uri"] != entry["redirect_uri"]:
+        if self.redirect_uri_in_token and form["redirect_uri"] != entry["redirect_uri"]:
             raise OAuthError(400, "invalid_grant", "redirect_uri", "The redirect URI '%s' specified in the request "
                              "does not match the redirect URIs configured for the application." % form["redirect_uri"])
         if not secrets.compare_digest(pkce_s256(form["code_verifier"]), entry["challenge"]):
@@ -414,6 +419,7 @@ class TokenService:
                     raise missing("scope")
                 scope = form.get("scope") or self.default_scope
             except OAuthError as error:
+                error.error = self.ERROR_NAMES.get(error.reason, error.error)
                 self.emu.bump(self.stats["tokenErrors"], error.error)
                 return error.status, self.error_body(error, "devicecode")
             device_code = new_token(self.device_prefix)
@@ -550,6 +556,7 @@ class CloudEmulator:
     throttle_statuses = (429, 503)
     throttle_scopes = ("api", "token", "all")
     default_throttle_scope = "api"
+    refuse_content_authorization = True  # False: an Authorization header on the content host is only counted
 
     def __init__(self, args, token_service=TokenService):
         self.lock = threading.Lock()
@@ -635,7 +642,13 @@ class CloudHandler(http.server.BaseHTTPRequestHandler):
     def log_message(self, format, *args):
         if os.environ.get(self.verbose_env):
             # Never the query string: it carries codes and signed-URL tokens.
-            sys.stderr.write("%s[%s]: %s %s\n" % (self.log_name, self.role, self.command, self.url_path()))
+            sys.stderr.write("%s[%s]: %s %s\n" % (self.log_name, self.role, self.command,
+                                                    self.shown_path(self.url_path())))
+
+    def shown_path(self, path):
+        """The path as /_stats' recent list and the log show it: a provider whose signed tokens sit in the path
+        (not the query) blanks them here."""
+        return path
 
     def url_path(self):
         return urllib.parse.urlsplit(getattr(self, "path", "") or "").path
@@ -719,7 +732,7 @@ class CloudHandler(http.server.BaseHTTPRequestHandler):
         counters = []  # extra counting, added by api_gate() and content()
 
         def on_status(status):
-            self.emu.record(self.role, self.command, path, status, range_header)
+            self.emu.record(self.role, self.command, self.shown_path(path), status, range_header)
             for count in counters:
                 count(status)
 
@@ -875,7 +888,8 @@ class CloudHandler(http.server.BaseHTTPRequestHandler):
         self.status_counters.append(count)
         if self.headers.get("Authorization") is not None:
             emu.count("content", "withAuthorization")
-            return self.content_error(401, "authorization")
+            if emu.refuse_content_authorization:
+                return self.content_error(401, "authorization")
         return self.content_route(path)
 
     def signed_entry(self, token):

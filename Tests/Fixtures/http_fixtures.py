@@ -7,7 +7,9 @@ import os
 import secrets
 import subprocess
 import sys
+import tempfile
 import time
+import unittest
 import urllib.parse
 
 
@@ -51,6 +53,17 @@ def read_until_closed(sock):
         if not block:
             return data
         data += block
+
+
+def poll_until(fetch, ready, timeout=5):
+    """fetch() once ready(value) holds, or its value at the deadline (the fixtures count after each write
+    returns, so a client can hold a whole answer a moment before the counters do)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = fetch()
+        if ready(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(0.02)
 
 
 class EmulatorProcess:
@@ -102,13 +115,44 @@ class EmulatorProcess:
     def settled_stats(self, ready, timeout=5):
         """The stats once `ready(stats)` holds, or as they are at the deadline: the emulators count body bytes
         after each write returns, so a client can hold the whole body a moment before the count has it."""
-        deadline = time.monotonic() + timeout
-        while True:
-            stats = self.stats()
-            if ready(stats) or time.monotonic() > deadline:
-                return stats
-            time.sleep(0.02)
+        return poll_until(self.stats, ready, timeout)
 
     def close(self):
         self.proc.terminate()
         self.proc.wait(timeout=10)
+
+
+class EmulatorTestCase(unittest.TestCase):
+    """One emulator for the whole class over a temporary root: make_tree(root) fills it, start(root) returns the
+    EmulatorProcess (cls.emu); every test begins with /_reset."""
+
+    @classmethod
+    def make_tree(cls, root):
+        pass
+
+    @classmethod
+    def start(cls, root):
+        raise NotImplementedError
+
+    @classmethod
+    def put(cls, rel, data):
+        full = os.path.join(cls.root, rel)
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "wb") as f:
+            f.write(data)
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.root = os.path.join(cls.tmp.name, "root")
+        os.makedirs(cls.root)
+        cls.make_tree(cls.root)
+        cls.emu = cls.start(cls.root)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.emu.close()
+        cls.tmp.cleanup()
+
+    def setUp(self):
+        self.emu.control("/_reset")

@@ -10,12 +10,11 @@ import os
 import secrets
 import socket
 import sys
-import tempfile
 import time
 import unittest
 import urllib.parse
 
-from http_fixtures import EmulatorProcess, read_until_closed
+from http_fixtures import EmulatorProcess, EmulatorTestCase, read_until_closed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENT = "test-client"
@@ -47,30 +46,20 @@ def pkce():
     return verifier, challenge
 
 
-class OneDriveEmulatorTests(unittest.TestCase):
+class OneDriveEmulatorTests(EmulatorTestCase):
     @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.root = os.path.join(cls.tmp.name, "root")
-        os.makedirs(os.path.join(cls.root, "Music", "sub dir"))
+    def make_tree(cls, root):
         cls.data = os.urandom(SIZE)
         cls.rel = "Music/sub dir/a b+c.bin"
-        with open(os.path.join(cls.root, cls.rel), "wb") as f:
-            f.write(cls.data)
-        with open(os.path.join(cls.root, "hello.txt"), "wb") as f:
-            f.write(b"hello\n")
-        # Long TTLs here, so no test fails by being slow; test_lifetimes runs its own short-lived emulator.
-        cls.emu = Emulator(cls.root, "--access-token-ttl", "30", "--content-url-ttl", "30",
-                           "--device-interval", "1", "--slow-down-step", "0.5", "--device-code-ttl", "30",
-                           "--refresh-token", "seed-1")
+        cls.put(cls.rel, cls.data)
+        cls.put("hello.txt", b"hello\n")
 
     @classmethod
-    def tearDownClass(cls):
-        cls.emu.close()
-        cls.tmp.cleanup()
-
-    def setUp(self):
-        self.emu.control("/_reset")
+    def start(cls, root):
+        # Long TTLs here, so no test fails by being slow; test_lifetimes runs its own short-lived emulator.
+        return Emulator(root, "--access-token-ttl", "30", "--content-url-ttl", "30",
+                        "--device-interval", "1", "--slow-down-step", "0.5", "--device-code-ttl", "30",
+                        "--refresh-token", "seed-1")
 
     def fresh_tokens(self):
         """A valid (refresh, access) pair, through /_seed and one refresh."""
