@@ -15,7 +15,7 @@ import time
 import unittest
 import urllib.parse
 
-from http_fixtures import read_until_closed
+from http_fixtures import poll_until, read_until_closed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SIZE = 1 << 20
@@ -56,12 +56,8 @@ class Origin:
 
         The origin marks a record ended after its last write, so a client can hold the whole answer first.
         """
-        deadline = time.monotonic() + timeout
-        while True:
-            recent = self.stats()["recent"]
-            if (len(recent) == count and all(r["ended"] for r in recent)) or time.monotonic() > deadline:
-                return recent
-            time.sleep(0.02)
+        return poll_until(lambda: self.stats()["recent"],
+                          lambda recent: len(recent) == count and all(r["ended"] for r in recent), timeout)
 
     def close(self):
         self.proc.terminate()

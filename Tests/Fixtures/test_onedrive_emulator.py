@@ -5,95 +5,39 @@
 
 import base64
 import hashlib
-import http.client
 import json
 import os
 import secrets
 import socket
-import subprocess
 import sys
-import tempfile
 import time
 import unittest
 import urllib.parse
 
-from http_fixtures import read_until_closed
+from http_fixtures import EmulatorProcess, EmulatorTestCase, read_until_closed
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENT = "test-client"
 SIZE = 300 * 1024
 
 
-class Emulator:
+class Emulator(EmulatorProcess):
     """onedrive_emulator.py as a child process on free ports, stopped by `close`."""
 
     def __init__(self, root, *extra):
-        self.port_file = os.path.join(root, "..", "ports-%d-%s" % (id(self), secrets.token_hex(4)))
-        self.proc = subprocess.Popen(
-            [sys.executable, os.path.join(HERE, "onedrive_emulator.py"), "--root", root, "--port", "0",
-             "--port-file", self.port_file, "--client-id", CLIENT, *extra],
-            stdout=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 10
-        while not os.path.exists(self.port_file):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("onedrive emulator did not start")
-            time.sleep(0.02)
-        with open(self.port_file) as f:
-            ports = json.load(f)
-        self.api, self.content = ports["api"], ports["content"]
-
-    def request(self, path, headers=None, method="GET", body=None, port=None):
-        conn = http.client.HTTPConnection("127.0.0.1", port or self.api, timeout=10)
-        try:
-            conn.request(method, path, body=body, headers=headers or {})
-            response = conn.getresponse()
-            return response.status, dict(response.getheaders()), response.read()
-        finally:
-            conn.close()
-
-    def url(self, location, headers=None, method="GET"):
-        """Requests an absolute http://127.0.0.1:PORT/... URL as given."""
-        parts = urllib.parse.urlsplit(location)
-        return self.request(parts.path + ("?" + parts.query if parts.query else ""), headers, method, port=parts.port)
+        super().__init__(os.path.join(HERE, "onedrive_emulator.py"), root, "--client-id", CLIENT, *extra)
 
     def token(self, tenant="common", client_secret=None, **form):
         form.setdefault("client_id", CLIENT)
         if client_secret is not None:
             form["client_secret"] = client_secret
-        status, _, body = self.request("/%s/oauth2/v2.0/token" % tenant, method="POST",
-                                       headers={"Content-Type": "application/x-www-form-urlencoded"},
-                                       body=urllib.parse.urlencode(form))
-        return status, json.loads(body)
+        return self.form("/%s/oauth2/v2.0/token" % tenant, form)
 
     def refresh(self, token, scope="Files.Read offline_access"):
         return self.token(grant_type="refresh_token", refresh_token=token, scope=scope)
 
-    def control(self, path, data=None):
-        body = json.dumps(data) if data is not None else None
-        status, _, answer = self.request(path, method="POST", body=body,
-                                         headers={"Content-Type": "application/json"} if body else {})
-        return status, json.loads(answer) if answer else None
-
     def graph(self, path, access_token, headers=None):
         return self.request("/v1.0/me/drive" + path, dict(headers or {}, Authorization="Bearer " + access_token))
-
-    def stats(self):
-        return json.loads(self.request("/_stats")[2])
-
-    def settled_stats(self, ready, timeout=5):
-        """The stats once `ready(stats)` holds, or as they are at the deadline: the emulator counts body bytes
-        after each write returns, so a client can hold the whole body a moment before the count has it."""
-        deadline = time.monotonic() + timeout
-        while True:
-            stats = self.stats()
-            if ready(stats) or time.monotonic() > deadline:
-                return stats
-            time.sleep(0.02)
-
-    def close(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
 
 
 def pkce():
@@ -102,30 +46,20 @@ def pkce():
     return verifier, challenge
 
 
-class OneDriveEmulatorTests(unittest.TestCase):
+class OneDriveEmulatorTests(EmulatorTestCase):
     @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory()
-        cls.root = os.path.join(cls.tmp.name, "root")
-        os.makedirs(os.path.join(cls.root, "Music", "sub dir"))
+    def make_tree(cls, root):
         cls.data = os.urandom(SIZE)
         cls.rel = "Music/sub dir/a b+c.bin"
-        with open(os.path.join(cls.root, cls.rel), "wb") as f:
-            f.write(cls.data)
-        with open(os.path.join(cls.root, "hello.txt"), "wb") as f:
-            f.write(b"hello\n")
-        # Long TTLs here, so no test fails by being slow; test_lifetimes runs its own short-lived emulator.
-        cls.emu = Emulator(cls.root, "--access-token-ttl", "30", "--content-url-ttl", "30",
-                           "--device-interval", "1", "--slow-down-step", "0.5", "--device-code-ttl", "30",
-                           "--refresh-token", "seed-1")
+        cls.put(cls.rel, cls.data)
+        cls.put("hello.txt", b"hello\n")
 
     @classmethod
-    def tearDownClass(cls):
-        cls.emu.close()
-        cls.tmp.cleanup()
-
-    def setUp(self):
-        self.emu.control("/_reset")
+    def start(cls, root):
+        # Long TTLs here, so no test fails by being slow; test_lifetimes runs its own short-lived emulator.
+        return Emulator(root, "--access-token-ttl", "30", "--content-url-ttl", "30",
+                        "--device-interval", "1", "--slow-down-step", "0.5", "--device-code-ttl", "30",
+                        "--refresh-token", "seed-1")
 
     def fresh_tokens(self):
         """A valid (refresh, access) pair, through /_seed and one refresh."""
