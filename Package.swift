@@ -35,6 +35,7 @@ let package = Package(
         .testTarget(name: "SluiceUpstreamTests", dependencies: ["SluiceUpstream", "SluiceTestSupport"]),
         .testTarget(name: "SluiceCacheTests", dependencies: ["SluiceCache", "SluiceTestSupport"]),
         .testTarget(name: "SluiceGatewayTests", dependencies: ["SluiceGateway", "SluiceTestSupport"]),
+        .testTarget(name: "SluiceCLITests", dependencies: ["sluice", "SluiceCore", "SluiceUpstream"]),
         .testTarget(name: "IntegrationTests", dependencies: ["SluiceGateway", "SluiceCache", "SluiceTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

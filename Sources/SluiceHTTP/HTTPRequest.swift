@@ -34,7 +34,10 @@ public struct HTTPRequest: Sendable {
     }
 
     /// Decoded query parameters, last value wins.
-    public var queryItems: [String: String] {
+    public var queryItems: [String: String] { Self.queryItems(in: query) }
+
+    /// The decoded parameters of a raw query string (`a=1&b=x+y`, `+` a space), last value wins.
+    public static func queryItems(in query: String) -> [String: String] {
         var items: [String: String] = [:]
         for pair in query.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)

@@ -1,17 +1,28 @@
 import SluiceCore
 
-/// The parsed command line of `sluice auth login UPSTREAM [--config FILE] [--browser [--timeout DURATION]]`.
+/// The parsed command line of `sluice auth login UPSTREAM [--config FILE] [--browser | --paste]
+/// [--timeout DURATION]`.
 struct AuthArguments: Equatable {
-    /// How long `--browser` waits for the redirect unless `--timeout` says otherwise.
+    /// How the person signing in gets the token pair to this machine.
+    enum Flow: Equatable {
+        /// A device code to enter on any device (the default).
+        case deviceCode
+        /// `--browser`: an authorization code through a browser on this machine and a loopback listener.
+        case browser
+        /// `--paste`: an authorization code through a browser on any machine, the address it ended on pasted back.
+        case paste
+    }
+
+    /// How long `--browser` waits for the redirect, and `--paste` for the paste, unless `--timeout` says otherwise.
     static let defaultTimeout = Duration.seconds(300)
 
     /// The upstream to sign in.
     let upstream: String
     /// `--config FILE`; nil means `$SLUICE_CONFIG`.
     let configPath: String?
-    /// An authorization code through a browser and a loopback redirect instead of a device code.
-    let browser: Bool
-    /// How long the loopback listener waits for the browser.
+    /// The sign-in flow.
+    let flow: Flow
+    /// How long the loopback listener waits for the browser, or the prompt for the paste.
     let timeout: Duration
 
     /// Parses `arguments` (after `auth`).
@@ -20,7 +31,7 @@ struct AuthArguments: Equatable {
         guard rest.popFirst() == "login" else { throw CommandError(message: "the subcommand is login") }
         var operands: [String] = []
         var configPath: String?
-        var browser = false
+        var flow = Flow.deviceCode
         var timeout: Duration?
         while let argument = rest.popFirst() {
             switch argument {
@@ -35,21 +46,26 @@ struct AuthArguments: Equatable {
                         throw CommandError(message: "--timeout needs a duration such as 90s or 5m (\(error))")
                     }
                 }
-            case "--browser":
-                browser = true
-            case "--paste":
-                throw CommandError(
-                    message: "--paste is not built yet: use the device code (the default) or --browser")
+            case "--browser", "--paste":
+                let chosen = argument == "--browser" ? Flow.browser : Flow.paste
+                if flow != .deviceCode, flow != chosen {
+                    throw CommandError(
+                        message: "--browser and --paste exclude each other: --browser when this machine has the "
+                            + "browser, --paste when another one has")
+                }
+                flow = chosen
             default:
                 guard !argument.hasPrefix("--") else { throw CommandError(message: "unknown option \(argument)") }
                 operands.append(argument)
             }
         }
         guard operands.count == 1 else { throw CommandError(message: "login needs one UPSTREAM") }
-        if timeout != nil, !browser { throw CommandError(message: "--timeout goes with --browser") }
+        if timeout != nil, flow == .deviceCode {
+            throw CommandError(message: "--timeout goes with --browser or --paste")
+        }
         upstream = operands[0]
         self.configPath = configPath
-        self.browser = browser
+        self.flow = flow
         self.timeout = timeout ?? Self.defaultTimeout
     }
 }

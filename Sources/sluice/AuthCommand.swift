@@ -30,14 +30,14 @@ enum AuthCommand {
             printError("sluice auth login: cannot start libcurl (\(error))")
             return ExitStatus.failure
         }
-        let status = await signIn(upstream, browser: parsed.browser, timeout: parsed.timeout, client: client)
+        let status = await signIn(upstream, flow: parsed.flow, timeout: parsed.timeout, client: client)
         await client.shutdown()
         return status
     }
 
-    private static func signIn(_ upstream: UpstreamConfig, browser: Bool, timeout: Duration, client: CurlClient) async
-        -> Int32
-    {
+    private static func signIn(
+        _ upstream: UpstreamConfig, flow: AuthArguments.Flow, timeout: Duration, client: CurlClient
+    ) async -> Int32 {
         let signIn: OAuth2SignIn
         do {
             signIn = try OAuth2SignIn(upstream, client: client)
@@ -46,9 +46,12 @@ enum AuthCommand {
             return ExitStatus.badConfig
         }
         do throws(OAuth2SignInError) {
-            if browser {
+            switch flow {
+            case .browser:
                 try await signInWithBrowser(signIn, timeout: timeout)
-            } else {
+            case .paste:
+                try await signInWithPaste(signIn, timeout: timeout)
+            case .deviceCode:
                 try await signIn.signInWithDeviceCode { prompt in
                     printError(
                         "To sign in upstream \(signIn.upstream), open \(prompt.verificationURI) on any device and "
@@ -86,6 +89,39 @@ enum AuthCommand {
                     + "gives more time), or use the device code without --browser")
         }
         try await signIn.redeem(try request.code(from: query).get(), of: request)
+    }
+
+    /// An authorization code with PKCE for a machine without a browser: the person opens the printed URL on any
+    /// machine and pastes back the address its browser ended on (see ``PastedRedirect``). `timeout` runs from the
+    /// prompt to the paste; an empty or unusable line asks again within it.
+    private static func signInWithPaste(_ signIn: OAuth2SignIn, timeout: Duration) async throws(OAuth2SignInError) {
+        let request = signIn.authorizationRequest(redirectURI: PastedRedirect.redirectURI())
+        let again = "Paste the address (or the code) and press Enter:"
+        printError(
+            "To sign in upstream \(signIn.upstream), open this URL in a browser on any machine:\n\n  \(request.url)\n\n"
+                + "After the sign-in the browser goes to \(request.redirectURI)?code=… and most likely says the page "
+                + "cannot be reached: that is expected. Copy the whole address from its address bar (or only the value "
+                + "of code=) and paste it below within \(minutes(timeout)).\n\(again)")
+        let upstream = signIn.upstream
+        let answer = await Deadline.value(within: timeout) { () -> Result<Secret, OAuth2SignInError> in
+            for await line in StandardInputLines.stream() {
+                switch PastedRedirect.parse(line, for: request) {
+                case .code(let code): return .success(code)
+                case .failed(let error): return .failure(error)
+                case .again(let why): printError(why.isEmpty ? again : "\(why)\n\(again)")
+                }
+            }
+            return .failure(
+                OAuth2SignInError(
+                    "upstream \(upstream): standard input ended before an address or a code was pasted; nothing was "
+                        + "saved"))
+        }
+        guard let answer else {
+            throw OAuth2SignInError(
+                "upstream \(upstream): nothing usable was pasted within \(minutes(timeout)); run `sluice auth login "
+                    + "\(upstream) --paste` again (--timeout gives more time)")
+        }
+        try await signIn.redeem(try answer.get(), of: request)
     }
 
     /// `15 minutes`, `1 minute`, or `45 s` below a minute.

@@ -41,18 +41,9 @@ final class LoopbackRedirect: Sendable {
 
     /// The first redirect's query parameters, or nil when none came within `timeout`.
     func next(within timeout: Duration) async -> [String: String]? {
-        await withTaskGroup(of: [String: String]?.self) { group in
-            group.addTask {
-                for await items in self.redirects { return items }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        await Deadline.value(within: timeout) {
+            for await items in self.redirects { return items }
+            return nil
         }
     }
 

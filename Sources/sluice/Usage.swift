@@ -15,10 +15,12 @@ enum Usage {
                                             chunk size and key as the gateway's (another empties the cache)
                    | --server URL [--token-env VAR]  admin API, token from $SLUICE_ADMIN_TOKEN by default
               ls also takes --limit N
-          sluice auth login UPSTREAM [--config FILE] [--browser [--timeout DURATION]]
+          sluice auth login UPSTREAM [--config FILE] [--browser | --paste] [--timeout DURATION]
                                             sign an OAuth2 upstream in and write its tokenFile: a device
                                             code to enter on any device, or with --browser a URL to open
-                                            on this machine (it redirects to 127.0.0.1; 5m to finish)
+                                            on this machine (it redirects to 127.0.0.1), or with --paste a
+                                            URL to open on any machine, then paste the address its browser
+                                            ended on (or the code) here; --timeout: 5m by default
           sluice version                    print the version
           sluice --help                     show this text
 

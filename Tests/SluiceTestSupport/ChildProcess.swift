@@ -1,26 +1,41 @@
 import Foundation
 import Synchronization
 
-/// A child process in its own process group, stdout and stderr appended to a log file. ``stop()`` sends SIGTERM to
-/// the group, then SIGKILL after 2 s, and reaps the child; releasing a running child does the same on a thread of
-/// its own.
+/// A child process in its own process group, stdout and stderr appended to a log file, stdin `/dev/null` or what
+/// ``writeInput(_:)`` sends. ``stop()`` sends SIGTERM to the group, then SIGKILL after 2 s, and reaps the child;
+/// releasing a running child does the same on a thread of its own.
 public final class ChildProcess: Sendable {
     /// The child's process ID (also its process group ID).
     public let pid: pid_t
     /// Where stdout and stderr go.
     public let logPath: String
     private let status = Mutex<ChildExit?>(nil)
+    /// This end of the child's stdin with `standardInput`, until ``closeInput()``.
+    private let input: Mutex<Int32?>
 
     /// Spawns `arguments[0]` (an absolute path) with the rest as arguments; `environment` is added to this
-    /// process's environment.
-    public init(_ arguments: [String], logPath: String, environment: [String: String] = [:]) throws {
+    /// process's environment. With `standardInput`, the child reads ``writeInput(_:)`` on stdin (a socket, so that
+    /// writing to a child that ended fails instead of raising SIGPIPE here).
+    public init(
+        _ arguments: [String], logPath: String, environment: [String: String] = [:], standardInput: Bool = false
+    ) throws {
         self.logPath = logPath
+        var sockets: [Int32] = [-1, -1]
+        if standardInput, socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue | SOCK_CLOEXEC.rawValue), 0, &sockets) != 0 {
+            throw PeerError("socketpair failed: \(errno)")
+        }
+        defer { if sockets[0] >= 0 { close(sockets[0]) } }
+        input = Mutex(standardInput ? sockets[1] : nil)
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        if standardInput {
+            posix_spawn_file_actions_adddup2(&actions, sockets[0], 0)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -49,8 +64,34 @@ public final class ChildProcess: Sendable {
         }
         Self.markDescriptorsCloseOnExec()
         let result = posix_spawn(&pid, arguments[0], &actions, &attributes, argv, envp)
-        guard result == 0 else { throw PeerError("spawn \(arguments[0]) failed: \(result)") }
+        guard result == 0 else {
+            if sockets[1] >= 0 { close(sockets[1]) }
+            throw PeerError("spawn \(arguments[0]) failed: \(result)")
+        }
         self.pid = pid
+    }
+
+    /// Sends `text` to the child's stdin (spawned with `standardInput`).
+    public func writeInput(_ text: String) throws {
+        try input.withLock { input in
+            guard let descriptor = input else { throw PeerError("\(logPath): no stdin to write to") }
+            var bytes = Array(text.utf8)[...]
+            while !bytes.isEmpty {
+                let sent = bytes.withUnsafeBytes {
+                    Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+                }
+                guard sent > 0 else { throw PeerError("\(logPath): writing to stdin failed: \(errno)") }
+                bytes = bytes.dropFirst(sent)
+            }
+        }
+    }
+
+    /// Ends the child's stdin (it reads end of file). Idempotent.
+    public func closeInput() {
+        input.withLock { input in
+            if let descriptor = input { close(descriptor) }
+            input = nil
+        }
     }
 
     /// How the child ended, or `nil` while it runs. Reaps it once it has ended; from then on its process ID, which
@@ -95,6 +136,7 @@ public final class ChildProcess: Sendable {
 
     /// Stops the process group (SIGTERM, SIGKILL after 2 s) and reaps the child. Idempotent.
     public func stop() {
+        closeInput()
         status.withLock { status in
             if status == nil { status = Self.terminate(group: pid) }
         }
@@ -143,6 +185,7 @@ public final class ChildProcess: Sendable {
     /// Leaves the stopping to a thread of its own: the last reference is often dropped on one of the cooperative
     /// pool's few threads, which must not sleep for the child.
     deinit {
+        closeInput()
         let group = pid
         guard status.withLock({ $0 == nil }) else { return }
         Thread.detachNewThread {

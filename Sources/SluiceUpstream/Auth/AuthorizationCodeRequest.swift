@@ -32,13 +32,14 @@ public struct AuthorizationCodeRequest: Sendable {
         url = endpoint + (endpoint.contains("?") ? "&" : "?") + query
     }
 
-    /// The code in a redirect's query parameters, once its `state` is this request's; or why there is none.
-    public func code(from query: [String: String]) -> Result<Secret, OAuth2SignInError> {
+    /// The code in a redirect's query parameters, once its `state` is this request's; or why there is none. `option`
+    /// is how the person started this sign-in (`--browser` or `--paste`), for the advice to start again.
+    public func code(from query: [String: String], option: String = "--browser") -> Result<Secret, OAuth2SignInError> {
         guard let answered = query["state"], ConstantTime.equals(Array(answered.utf8), Array(state.utf8)) else {
             return .failure(
                 OAuth2SignInError(
                     "upstream \(upstream): the redirect did not carry this sign-in's state (a stale or forged "
-                        + "redirect); nothing was saved: run `sluice auth login \(upstream) --browser` again"))
+                        + "redirect); nothing was saved: run `sluice auth login \(upstream) \(option)` again"))
         }
         if let error = query["error"] {
             let code = OAuth2TokenEndpoint.printable(error)
@@ -46,7 +47,7 @@ public struct AuthorizationCodeRequest: Sendable {
                 OAuth2SignInError(
                     code == "access_denied"
                         ? "upstream \(upstream): the sign-in was declined in the browser; run `sluice auth login "
-                            + "\(upstream) --browser` again and accept"
+                            + "\(upstream) \(option)` again and accept"
                         : "upstream \(upstream): the provider refused the sign-in (\(code)); check the client ID, "
                             + "that http://127.0.0.1 is a redirect URI of the app, and the scope"))
         }
