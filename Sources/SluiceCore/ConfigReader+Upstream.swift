@@ -35,8 +35,44 @@ extension ConfigReader {
             fail(Self.key(key, "kind"), "unknown kind \"\(kindName)\" (expected one of \(names))")
             return nil
         }
-        guard let source = readSource(kind, object, at: key) else { return nil }
-        return UpstreamConfig(name: name, source: source)
+        // Delivery applies to every kind alike; each kind's reader sees only its own keys.
+        let deliveryKeys = ["delivery", "redirectStatus"]
+        let delivery = readDelivery(object, kind: kind, at: key)
+        guard let source = readSource(kind, object.filter { !deliveryKeys.contains($0.key) }, at: key) else {
+            return nil
+        }
+        var upstream = UpstreamConfig(name: name, source: source)
+        upstream.delivery = delivery
+        return upstream
+    }
+
+    /// `delivery` (`proxy`, the default, or `redirect`) and `redirectStatus` (307 by default, or 302).
+    private func readDelivery(_ object: [String: Any], kind: UpstreamKind, at key: String) -> Delivery {
+        let mode = string(object, "delivery", at: key) ?? "proxy"
+        let status = integer(object, "redirectStatus", at: key, in: 300...399)
+        switch mode {
+        case "proxy":
+            if status != nil { fail(Self.key(key, "redirectStatus"), "goes with \"delivery\": \"redirect\"") }
+            return .proxy
+        case "redirect":
+            guard kind.handsOutDownloadLinks else {
+                let kinds = UpstreamKind.allCases.filter(\.handsOutDownloadLinks).map(\.rawValue)
+                fail(
+                    Self.key(key, "delivery"),
+                    "\"redirect\" needs a kind whose provider hands out header-free download URLs ("
+                        + kinds.joined(separator: ", ") + "); a \(kind.rawValue) upstream's bytes need the gateway")
+                return .proxy
+            }
+            let chosen = status ?? 307
+            guard Delivery.redirectStatuses.contains(chosen) else {
+                fail(Self.key(key, "redirectStatus"), "expected 307 or 302")
+                return .proxy
+            }
+            return .redirect(status: chosen)
+        default:
+            fail(Self.key(key, "delivery"), "expected \"proxy\" or \"redirect\"")
+            return .proxy
+        }
     }
 
     private func readSource(_ kind: UpstreamKind, _ object: [String: Any], at key: String) -> UpstreamSource? {

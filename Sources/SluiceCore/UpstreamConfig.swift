@@ -13,6 +13,8 @@ public struct UpstreamConfig: Sendable {
     public var name: String
     /// The kind and its settings.
     public var source: UpstreamSource
+    /// How streams reach players: through the cache, or redirected to the provider.
+    public var delivery = Delivery.proxy
 
     /// Creates an upstream named `name`.
     public init(name: String, source: UpstreamSource) {
@@ -22,6 +24,28 @@ public struct UpstreamConfig: Sendable {
 
     /// What kind of server it is.
     public var kind: UpstreamKind { source.kind }
+}
+
+/// How a stream of an upstream reaches the player (`upstreams.NAME.delivery`).
+public enum Delivery: Sendable, Equatable {
+    /// Bytes flow through the gateway and its cache.
+    case proxy
+    /// The stream URL answers `status` (307 or 302) to the provider's own header-free URL for the file: the player
+    /// downloads from the provider, and the gateway only hands out links.
+    case redirect(status: Int)
+
+    /// Redirect statuses a player follows for GET and HEAD alike (303 would turn a HEAD into a GET).
+    public static let redirectStatuses: Set = [302, 307]
+}
+
+extension UpstreamKind {
+    /// Whether the provider hands out URLs that serve a file to anyone who has them, which redirect delivery needs.
+    public var handsOutDownloadLinks: Bool {
+        switch self {
+        case .onedrive, .dropbox, .box, .yandexDisk: true
+        case .webdav, .http, .directory, .s3, .googleDrive: false
+        }
+    }
 }
 
 /// An upstream's kind with that kind's settings.

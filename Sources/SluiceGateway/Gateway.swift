@@ -73,7 +73,9 @@ public final class Gateway: Sendable {
             logger: logger)
         let ready = ready
         let streams = (
-            StreamHandler(upstreams: upstreams, serving: serving, metrics: metrics, logger: logger),
+            StreamHandler(
+                upstreams: upstreams, redirects: config.upstreams.compactMapValues(\.redirectStatus), serving: serving,
+                metrics: metrics, logger: logger),
             ResolveHandler(upstreamNames: Set(upstreams.keys))
         )
         let admin = AdminHandler(

@@ -10,12 +10,15 @@ final class RouteMemo: Sendable {
     static let capacity = 1024
 
     private let upstreams: [String: any Upstream]
+    private let redirects: [String: Int]
     private let metrics: GatewayMetrics
     private let targets = Mutex<[ExactString: StreamTarget]>([:])
 
-    /// A memo resolving paths to `upstreams` (by name), whose targets count their traffic in `metrics`.
-    init(upstreams: [String: any Upstream], metrics: GatewayMetrics) {
+    /// A memo resolving paths to `upstreams` (by name), whose targets count their traffic in `metrics`; upstreams
+    /// in `redirects` answer streams with that redirect status.
+    init(upstreams: [String: any Upstream], redirects: [String: Int] = [:], metrics: GatewayMetrics) {
         self.upstreams = upstreams
+        self.redirects = redirects
         self.metrics = metrics
     }
 
@@ -33,7 +36,9 @@ final class RouteMemo: Sendable {
         guard let upstream = upstreams[asset.upstream] else {
             throw .notFound("no upstream named \"\(asset.upstream)\"")
         }
-        let target = StreamTarget(asset: asset, upstream: upstream, traffic: metrics.traffic(of: asset.upstream))
+        let target = StreamTarget(
+            asset: asset, upstream: upstream, traffic: metrics.traffic(of: asset.upstream),
+            redirectStatus: redirects[asset.upstream])
         targets.withLock { targets in
             if targets.count >= Self.capacity { targets.removeAll(keepingCapacity: true) }
             targets[key] = target

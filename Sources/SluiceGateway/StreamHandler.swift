@@ -17,12 +17,16 @@ final class StreamHandler: Sendable {
     /// Where refused redirects are reported.
     let logger: Logger
 
-    /// A handler for `upstreams` (by name), serving bytes through `serving`.
-    init(upstreams: [String: any Upstream], serving: any AssetServing, metrics: GatewayMetrics, logger: Logger) {
+    /// A handler for `upstreams` (by name), serving bytes through `serving`; upstreams in `redirects` answer with
+    /// that status and the provider's download link instead.
+    init(
+        upstreams: [String: any Upstream], redirects: [String: Int] = [:], serving: any AssetServing,
+        metrics: GatewayMetrics, logger: Logger
+    ) {
         self.serving = serving
         self.metrics = metrics
         self.logger = logger
-        routes = RouteMemo(upstreams: upstreams, metrics: metrics)
+        routes = RouteMemo(upstreams: upstreams, redirects: redirects, metrics: metrics)
     }
 
     /// What a request asks for, once its content info is known.
@@ -83,7 +87,7 @@ final class StreamHandler: Sendable {
     /// Answers at once when the cache holds fresh content info and every requested byte in a file; nil otherwise.
     /// Never blocks on the network.
     func respondImmediately(to head: borrowing RequestHead) -> HTTPResponse? {
-        guard let target = try? route(method: head.method, path: head.path),
+        guard let target = try? route(method: head.method, path: head.path), target.redirectStatus == nil,
             let info = serving.freshContentInfo(of: target)
         else { return nil }
         // Conditional fields all start with `If-`; most requests have none, and one pass finds that out.
@@ -123,6 +127,9 @@ final class StreamHandler: Sendable {
     private func respond(
         to request: HTTPRequest, target: StreamTarget, refreshedAfter: ContinuousClock.Instant?
     ) async throws(ServeFailure) -> HTTPResponse {
+        if let status = target.redirectStatus, let redirect = try await redirect(target, status: status) {
+            return redirect
+        }
         let info: ContentInfo
         let infoCached: Bool
         do {

@@ -16,13 +16,17 @@ final class StreamTarget: Sendable {
     let storageKey: StorageKey
     /// Where the upstream's responses are counted.
     let traffic: UpstreamTraffic
+    /// The status a stream answers with the provider's download link, for an upstream with redirect delivery.
+    let redirectStatus: Int?
     private let representation = Mutex<Representation?>(nil)
 
-    /// The target for `asset` on `upstream`, whose responses count in `traffic`.
-    init(asset: AssetID, upstream: any Upstream, traffic: UpstreamTraffic) {
+    /// The target for `asset` on `upstream`, whose responses count in `traffic`; `redirectStatus` as the upstream's
+    /// delivery says.
+    init(asset: AssetID, upstream: any Upstream, traffic: UpstreamTraffic, redirectStatus: Int? = nil) {
         self.asset = asset
         self.upstream = upstream
         self.traffic = traffic
+        self.redirectStatus = redirectStatus
         storageKey = ChunkStore.storageKey(for: asset.description)
     }
 

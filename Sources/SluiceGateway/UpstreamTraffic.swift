@@ -11,6 +11,8 @@ final class UpstreamTraffic: Sendable {
     private let hits = Atomic<Int>(0)
     private let misses = Atomic<Int>(0)
     private let partialHits = Atomic<Int>(0)
+    /// Streams answered with a redirect to the provider (redirect delivery).
+    private let redirects = Atomic<Int>(0)
 
     /// Counts body bytes sent, by where they came from.
     func send(fromCache cache: Int64, fromUpstream upstream: Int64) {
@@ -27,13 +29,18 @@ final class UpstreamTraffic: Sendable {
         }
     }
 
+    /// Counts one stream answered with a redirect to the provider.
+    func countRedirect() {
+        redirects.wrappingAdd(1, ordering: .relaxed)
+    }
+
     /// A copy of the counts.
     var snapshot: Snapshot {
         Snapshot(
             sentFromCache: sentFromCache.load(ordering: .relaxed),
             sentFromUpstream: sentFromUpstream.load(ordering: .relaxed),
             hits: hits.load(ordering: .relaxed), misses: misses.load(ordering: .relaxed),
-            partialHits: partialHits.load(ordering: .relaxed))
+            partialHits: partialHits.load(ordering: .relaxed), redirects: redirects.load(ordering: .relaxed))
     }
 
     /// The counts at one moment.
@@ -43,6 +50,7 @@ final class UpstreamTraffic: Sendable {
         var hits = 0
         var misses = 0
         var partialHits = 0
+        var redirects = 0
 
         /// Body bytes sent in all.
         var sent: Int64 { sentFromCache + sentFromUpstream }
@@ -54,7 +62,8 @@ final class UpstreamTraffic: Sendable {
             Snapshot(
                 sentFromCache: a.sentFromCache + b.sentFromCache,
                 sentFromUpstream: a.sentFromUpstream + b.sentFromUpstream,
-                hits: a.hits + b.hits, misses: a.misses + b.misses, partialHits: a.partialHits + b.partialHits)
+                hits: a.hits + b.hits, misses: a.misses + b.misses, partialHits: a.partialHits + b.partialHits,
+                redirects: a.redirects + b.redirects)
         }
     }
 }

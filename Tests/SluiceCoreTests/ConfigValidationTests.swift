@@ -296,6 +296,29 @@ struct ConfigValidationTests {
             #"{"upstreams": {"o": {"kind": "onedrive", "auth": {"type": "oauth2", "clientIdEnv": "P", "tokenFile": "t.json", "tokenURL": "http://127.0.0.1:9/token"}, "apiBaseURL": "http://127.0.0.1:9/v1.0", "contentBaseURL": "http://127.0.0.1:10"}}}"#,
             []
         ),
+        // Redirect delivery needs a provider that hands out header-free download URLs.
+        (
+            #"{"upstreams": {"o": {"kind": "onedrive", "delivery": "redirect", "redirectStatus": 302, "auth": {"type": "oauth2", "clientIdEnv": "P", "tokenFile": "t.json"}}}}"#,
+            []
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "delivery": "redirect"}}}"#,
+            [
+                #"upstreams.h.delivery: "redirect" needs a kind whose provider hands out header-free download URLs (dropbox, onedrive, yandex-disk, box); a webdav upstream's bytes need the gateway"#
+            ]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "http", "baseURL": "https://x/", "delivery": "copy", "redirectStatus": 302}}}"#,
+            [#"upstreams.h.delivery: expected "proxy" or "redirect""#]
+        ),
+        (
+            #"{"upstreams": {"h": {"kind": "http", "baseURL": "https://x/", "redirectStatus": 302}}}"#,
+            [#"upstreams.h.redirectStatus: goes with "delivery": "redirect""#]
+        ),
+        (
+            #"{"upstreams": {"o": {"kind": "onedrive", "delivery": "redirect", "redirectStatus": 303, "auth": {"type": "oauth2", "clientIdEnv": "P", "tokenFile": "t.json"}}}}"#,
+            ["upstreams.o.redirectStatus: expected 307 or 302"]
+        ),
         (
             #"{"upstreams": {"o": {"kind": "onedrive"}}}"#,
             [#"upstreams.o.auth: missing required key: this kind signs in with {"type": "oauth2", …}"#]

@@ -14,7 +14,8 @@ struct AdminMetricsTests {
         "sluice_cache_max_bytes": "gauge", "sluice_cache_entries": "gauge", "sluice_token_refreshes_total": "counter",
         "sluice_token_refresh_failures_total": "counter", "sluice_cache_request_hit_ratio": "gauge",
         "sluice_bytes_sent_total": "counter", "sluice_upstream_bytes_fetched_total": "counter",
-        "sluice_upstream_responses_total": "counter", "sluice_upstream_byte_hit_ratio": "gauge",
+        "sluice_upstream_responses_total": "counter", "sluice_upstream_redirects_total": "counter",
+        "sluice_upstream_byte_hit_ratio": "gauge",
         "sluice_upstream_request_hit_ratio": "gauge", "sluice_upstream_requests_in_flight": "gauge",
         "sluice_upstream_requests_waiting": "gauge",
     ]

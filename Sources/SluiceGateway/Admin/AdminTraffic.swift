@@ -15,6 +15,8 @@ public struct AdminTraffic: Codable, Sendable, Equatable {
     public var misses: Int
     /// Stream responses with some bytes from cache (`X-Cache: PARTIAL`).
     public var partialHits: Int
+    /// Stream requests answered with a redirect to the provider's download link (redirect delivery).
+    public var redirects: Int
     /// `bytesSentFromCache / (bytesSentFromCache + bytesSentFromUpstream)`, 0 before any byte was sent.
     public var byteHitRatio: Double
     /// `hits / (hits + misses + partialHits)`, 0 before any stream response.
@@ -30,6 +32,7 @@ public struct AdminTraffic: Codable, Sendable, Equatable {
         hits = sent.hits
         misses = sent.misses
         partialHits = sent.partialHits
+        redirects = sent.redirects
         byteHitRatio = Self.ratio(sent.sentFromCache, of: sent.sent)
         requestHitRatio = Self.ratio(Int64(sent.hits), of: Int64(sent.responses))
     }

@@ -102,6 +102,12 @@ enum MetricsExposition {
             }
         }
         out.family(
+            "sluice_upstream_redirects_total", type: "counter",
+            help: "Stream requests answered with a redirect to the provider's download link (redirect delivery).")
+        for (name, counts) in traffic {
+            out.sample("sluice_upstream_redirects_total", [("upstream", name)], Int64(counts.redirects))
+        }
+        out.family(
             "sluice_upstream_byte_hit_ratio", type: "gauge",
             help: "Per upstream: body bytes sent from the cache / body bytes sent; 0 before any byte.")
         for (name, counts) in traffic {

@@ -16,8 +16,12 @@ public final class DownloadLinks: Sendable {
     private let resolve: Resolve
     private let state: Mutex<State>
 
+    /// How long before its expiry a link is no longer handed out, unless said otherwise: time for a player to
+    /// start its download.
+    public static let defaultMargin = Duration.seconds(15)
+
     /// Links from `resolve`, not handed out within `margin` of their expiry.
-    public init(margin: Duration = .seconds(15), resolve: @escaping Resolve) {
+    public init(margin: Duration = defaultMargin, resolve: @escaping Resolve) {
         self.resolve = resolve
         state = Mutex(State(cache: LinkCache(margin: margin)))
     }
