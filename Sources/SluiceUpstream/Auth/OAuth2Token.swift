@@ -9,13 +9,16 @@ struct OAuth2Token: Sendable, Equatable {
     var tokenType: String
     /// When the access token stops working, as the provider said (`expires_in` after it was issued).
     var expiry: Date
+    /// The `expires_in` it was issued with; nil for a pair read from the token file, which does not keep it.
+    var lifetime: TimeInterval? = nil
 
-    /// Whether the access token should be renewed before an attempt made at `now`: it expires within `margin`.
+    /// Whether the access token should be renewed before an attempt made at `now`: it expires within `margin`, or
+    /// within half its lifetime when that is shorter. A token living less than the margin (some providers issue
+    /// them for seconds) would otherwise be due the moment it arrived, and every request would refresh it.
     func isDue(at now: Date, margin: TimeInterval) -> Bool {
-        expiry.timeIntervalSince(now) <= margin
+        expiry.timeIntervalSince(now) <= min(margin, (lifetime ?? .infinity) / 2)
     }
 
-    /// The `Authorization` line an attempt carries.
     /// The `Authorization` line carrying the access token under `scheme` (`Bearer`; Yandex.Disk's API wants `OAuth`).
     func authorization(scheme: String) -> Secret { Secret("Authorization: \(scheme) \(accessToken.value)") }
 }

@@ -72,7 +72,7 @@ struct OAuth2TokenEndpoint: TokenEndpoint {
                 OAuth2Token(
                     accessToken: Secret(access), refreshToken: refreshToken,
                     tokenType: object["token_type"] as? String ?? "Bearer",
-                    expiry: issuedAt.addingTimeInterval(max(0, seconds))))
+                    expiry: issuedAt.addingTimeInterval(max(0, seconds)), lifetime: max(0, seconds)))
         }
         if let code = errorCode(in: response) { return .failure(.refused(code: code)) }
         return .failure(
