@@ -42,8 +42,8 @@ extension UpstreamKind {
     /// Whether the provider hands out URLs that serve a file to anyone who has them, which redirect delivery needs.
     public var handsOutDownloadLinks: Bool {
         switch self {
-        case .onedrive, .dropbox, .box, .yandexDisk: true
-        case .webdav, .http, .directory, .s3, .googleDrive: false
+        case .s3, .onedrive, .dropbox, .box, .yandexDisk: true
+        case .webdav, .http, .directory, .googleDrive: false
         }
     }
 }

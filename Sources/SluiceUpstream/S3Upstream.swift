@@ -1,3 +1,4 @@
+import Foundation
 import SluiceCore
 
 /// An S3-compatible object store (`kind: s3`): the asset path is the object key. Requests are signed with SigV4 by
@@ -5,8 +6,12 @@ import SluiceCore
 /// HTTP origin's requests are), bytes from
 /// ranged GET, versioned by the object's ETag like any HTTP origin.
 struct S3Upstream: Upstream {
+    /// How long a presigned URL handed out for redirect delivery is valid.
+    static let linkLifetime = 3_600
+
     let name: String
     private let origin: HTTPOrigin
+    private let links: DownloadLinks
 
     var requestLoad: RequestLoad? { origin.slots.load }
 
@@ -18,6 +23,21 @@ struct S3Upstream: Upstream {
         origin = try HTTPOrigin(
             upstream: name, baseURL: store.location.baseURL, requests: store.requests, client: client,
             authorizer: StaticAuthorizer(upstream: name, store: store), backoff: backoff)
+        let presigner = store.credentials.map(S3Presigner.init)
+        links = DownloadLinks { [origin] path throws(UpstreamError) in
+            let url = origin.url(for: path)
+            let expires = ContinuousClock.now + .seconds(Self.linkLifetime)
+            // A public bucket's objects need no signature; their URL is the link.
+            guard let presigner else { return DownloadLink(url: Secret(url), expires: expires) }
+            guard let signed = presigner.presign(url, at: Date(), lifetime: Self.linkLifetime) else {
+                throw .protocolViolation("the object URL has no host")
+            }
+            return DownloadLink(url: Secret(signed), expires: expires)
+        }
+    }
+
+    func downloadLink(for path: AssetPath) async throws(UpstreamError) -> DownloadLink? {
+        try await links.link(for: path)
     }
 
     func contentInfo(for path: AssetPath) async throws(UpstreamError) -> ContentInfo {

@@ -304,7 +304,7 @@ struct ConfigValidationTests {
         (
             #"{"upstreams": {"h": {"kind": "webdav", "baseURL": "https://x/", "delivery": "redirect"}}}"#,
             [
-                #"upstreams.h.delivery: "redirect" needs a kind whose provider hands out header-free download URLs (dropbox, onedrive, yandex-disk, box); a webdav upstream's bytes need the gateway"#
+                #"upstreams.h.delivery: "redirect" needs a kind whose provider hands out header-free download URLs (s3, dropbox, onedrive, yandex-disk, box); a webdav upstream's bytes need the gateway"#
             ]
         ),
         (
