@@ -24,6 +24,9 @@ if [ ! -x "$sluice" ]; then
 fi
 # Secrets the examples read from the environment (examples/README.md); dummy values are enough to validate.
 export NAS_PASSWORD=${NAS_PASSWORD:-check-docs-dummy}
+for name in S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY ONEDRIVE_CLIENT_ID; do
+    export "$name=${!name:-check-docs-dummy}"
+done
 for example in examples/*.json; do
     if ! "$sluice" check-config "$example"; then
         fail "$example does not pass sluice check-config"
