@@ -7,7 +7,8 @@ enum CheckConfig {
         }
         guard let config = ConfigArgument.load(path) else { return ExitStatus.badConfig }
         print(
-            "\(path): OK (\(config.upstreams.count) upstreams: \(config.upstreams.keys.sorted().joined(separator: ", ")))"
+            "\(path): OK (\(config.upstreams.count) upstream\(config.upstreams.count == 1 ? "" : "s"): "
+                + "\(config.upstreams.keys.sorted().joined(separator: ", ")))"
         )
         return 0
     }
