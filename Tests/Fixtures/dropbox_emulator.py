@@ -25,7 +25,7 @@ API host (P1; api.dropboxapi.com, content.dropboxapi.com and www.dropbox.com/oau
     GET  /oauth2/authorize          response_type=code, client_id, redirect_uri (loopback), code_challenge,
                                     code_challenge_method=S256, [token_access_type=offline], [state]
                                     -> 302 once /_approve'd, else a page
-    POST /2/files/get_metadata      Content-Type: application/json, {"path": "/a/b.mp3" | "id:…"}
+    POST /2/files/get_metadata      Content-Type: application/json, {"path": "/a/b.mp3" | "id:…" | "rev:…"}
                                     -> {".tag": "file", "name", "id", "path_lower", "path_display", "rev",
                                         "size", "content_hash", "client_modified", "server_modified",
                                         "is_downloadable"} or {".tag": "folder", "name", "id", "path_lower",
@@ -95,14 +95,16 @@ Not verified (chosen, and marked so):
     issued) temporary link (410 here, like an expired one); whether dl.dropboxusercontent.com honours If-Range.
   * ids ("id:" + 22 url-safe characters, stable per path here, stable across renames at Dropbox), revs (12 hex
     digits from size, mtime and inode), the ETag of a download (the quoted rev); paths are case-sensitive here
-    (Dropbox's are not), and rev:/ns: paths, relative id: paths and the authorization URL parameter are not
-    emulated. Token formats: access "sl." + random; uid and account_id fixed.
+    (Dropbox's are not). A rev: path names a file's current revision only: older revisions are not kept, so
+    once a file changes its old rev: is path/not_found (Dropbox serves old revisions for a while). ns: paths,
+    relative id: paths and the authorization URL parameter are not emulated. Token formats: access "sl." + random; uid and account_id fixed.
 """
 
 import base64
 import hashlib
 import json
 import os
+import re
 import time
 import urllib.parse
 
@@ -116,6 +118,7 @@ DOWNLOAD = "/2/files/download"
 DOWNLOAD_TYPES = ("", "text/plain", "text/plain; charset=utf-8", "application/octet-stream",
                   "application/octet-stream; charset=utf-8")
 ARG_FIELDS = {"path"}
+REV = re.compile("[0-9a-f]{9,}")
 
 
 def content_hash(data):
@@ -202,12 +205,25 @@ class Emulator(CloudEmulator):
     def rev(st):
         return hashlib.sha1(("%d:%d:%d" % (st.st_size, st.st_mtime_ns, st.st_ino)).encode()).hexdigest()[:12]
 
+    def find_rev(self, rev):
+        """The file whose current revision is rev; older revisions are not kept here."""
+        for dirpath, _, filenames in os.walk(self.root):
+            for name in filenames:
+                full = os.path.join(dirpath, name)
+                if self.rev(os.stat(full)) == rev:
+                    return os.path.relpath(full, self.root).replace(os.sep, "/")
+        return None
+
     def lookup(self, path):
         """(rel, full) of an argument's path, or None when nothing is there; BadInput when it is malformed."""
         if not isinstance(path, str):
             raise BadInput("path: expected a string")
         if path.startswith("id:"):
             rel = self.find_id(path)
+        elif path.startswith("rev:"):
+            if not REV.fullmatch(path[4:]):
+                raise BadInput("path: '%s' did not match pattern 'rev:[0-9a-f]{9,}'" % path)
+            rel = self.find_rev(path[4:])
         elif path.startswith("/"):
             rel = path[1:]
             if rel.endswith("/") or ".." in rel.split("/") or "" in rel.split("/"):

@@ -193,6 +193,10 @@ class DropboxEmulatorTests(EmulatorTestCase):
         self.assertEqual(headers["Content-Type"], "application/octet-stream")
         item_id = json.loads(result)["id"]
         self.assertEqual(self.emu.download(access, escaped(item_id), {"Range": "bytes=5-9"})[2], self.data[5:10])
+        rev = "rev:" + json.loads(result)["rev"]
+        self.assertEqual(self.emu.download(access, escaped(rev), {"Range": "bytes=0-3"})[2], self.data[:4])
+        self.assertEqual(self.emu.download(access, escaped("rev:0123456789ab"))[0], 409)
+        self.assertEqual(self.emu.download(access, escaped("rev:xyz"))[0], 400)
         query = "/2/files/download?arg=" + urllib.parse.quote(json.dumps({"path": "/" + REL}))
         status, _, body = self.emu.request(query, {"Authorization": "Bearer " + access})
         self.assertEqual((status, body), (200, self.data))
