@@ -91,29 +91,35 @@ extension ConfigReader {
             store.requests = requests
             return .s3(store)
         case .onedrive:
-            let allowed: Set = [
-                "kind", "auth", "apiBaseURL", "contentBaseURL", "timeouts", "access", "maxConcurrentRequests",
-            ]
-            guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
-            let oauth = readCloudAuth(object, at: key)
-            let apiBaseURL = absoluteURL(object, "apiBaseURL", at: key)
-            let contentBaseURL = absoluteURL(object, "contentBaseURL", at: key)
-            let requests = readRequestSettings(object, at: key)
-            readAccess(object, at: key)
-            guard let oauth else { return nil }
-            var drive = OneDriveConfig(oauth: oauth)
-            drive.apiBaseURL = apiBaseURL
-            drive.contentBaseURL = contentBaseURL
-            drive.requests = requests
-            return .onedrive(drive)
+            return readCloudDrive(object, at: key).map(UpstreamSource.onedrive)
         case .googleDrive, .dropbox, .yandexDisk, .box:
             fail(Self.key(key, "kind"), "\"\(kind.rawValue)\" is not supported yet")
             return nil
         }
     }
 
+    /// A cloud drive kind's keys: `auth` (OAuth2), `apiBaseURL`, `contentBaseURL`, the request settings and
+    /// `access`, and the kind's own `extraKeys`, which the caller reads.
+    func readCloudDrive(_ object: [String: Any], extraKeys: Set<String> = [], at key: String) -> CloudDriveConfig? {
+        let allowed: Set = [
+            "kind", "auth", "apiBaseURL", "contentBaseURL", "timeouts", "access", "maxConcurrentRequests",
+        ]
+        guard let object = self.object(object, at: key, allowed: allowed.union(extraKeys)) else { return nil }
+        let oauth = readCloudAuth(object, at: key)
+        let apiBaseURL = absoluteURL(object, "apiBaseURL", at: key)
+        let contentBaseURL = absoluteURL(object, "contentBaseURL", at: key)
+        let requests = readRequestSettings(object, at: key)
+        readAccess(object, at: key)
+        guard let oauth else { return nil }
+        var drive = CloudDriveConfig(oauth: oauth)
+        drive.apiBaseURL = apiBaseURL
+        drive.contentBaseURL = contentBaseURL
+        drive.requests = requests
+        return drive
+    }
+
     /// `timeouts` and `maxConcurrentRequests`, which every upstream reached over HTTP takes.
-    private func readRequestSettings(_ object: [String: Any], at key: String) -> RequestSettings {
+    func readRequestSettings(_ object: [String: Any], at key: String) -> RequestSettings {
         var settings = RequestSettings()
         if let limit = integer(object, "maxConcurrentRequests", at: key, in: 1...1_024) {
             settings.maxConcurrentRequests = limit
@@ -131,7 +137,7 @@ extension ConfigReader {
 
     /// The URL at `name`: absolute http(s) without credentials, query or fragment, percent-encoded, ending with
     /// `/`.
-    private func absoluteURL(_ object: [String: Any], _ name: String, at parent: String, required: Bool = false)
+    func absoluteURL(_ object: [String: Any], _ name: String, at parent: String, required: Bool = false)
         -> String?
     {
         let key = Self.key(parent, name)
@@ -173,7 +179,7 @@ extension ConfigReader {
     }
 
     /// `access` is `public` (the default); signed URLs are not built yet.
-    private func readAccess(_ object: [String: Any], at parent: String) {
+    func readAccess(_ object: [String: Any], at parent: String) {
         guard let access = string(object, "access", at: parent) else { return }
         switch access {
         case "public": break

@@ -35,7 +35,7 @@ public enum UpstreamSource: Sendable {
     /// An S3-compatible object store.
     case s3(S3Config)
     /// A OneDrive or SharePoint drive through Microsoft Graph.
-    case onedrive(OneDriveConfig)
+    case onedrive(CloudDriveConfig)
 
     /// The kind.
     public var kind: UpstreamKind {
@@ -157,13 +157,14 @@ public struct S3Config: Sendable {
     }
 }
 
-/// An `onedrive` upstream.
-public struct OneDriveConfig: Sendable {
+/// A cloud drive signed in with OAuth2 (`onedrive` and the other drive kinds): the provider's API, reached at its
+/// public address unless configured otherwise, with downloads from its content hosts.
+public struct CloudDriveConfig: Sendable {
     /// The OAuth2 client and token file.
     public var oauth: OAuth2Config
-    /// Microsoft Graph's base URL when not the public `v1.0` (national clouds, emulators; ends with `/`).
+    /// The API's base URL when not the provider's public one (national clouds, proxies, emulators; ends with `/`).
     public var apiBaseURL: String?
-    /// The origin downloads are redirected to, when not Microsoft's own content hosts.
+    /// The origin downloads come from, when not the provider's own content hosts.
     public var contentBaseURL: String?
     /// Timeouts and concurrency.
     public var requests = RequestSettings()

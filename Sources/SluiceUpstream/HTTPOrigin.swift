@@ -106,8 +106,35 @@ struct HTTPOrigin: Sendable {
         fetch(url: url(for: path), range: range, ifRange: ifRange, into: sink)
     }
 
+    /// GET of `path`'s download link from `links`, without credentials, as ``fetch(_:range:ifRange:into:)``; a link
+    /// the content host refuses is replaced once (``LinkAuthorizer``).
+    func fetch(
+        link links: DownloadLinks, for path: AssetPath, range: ByteRange?, ifRange: String?, into sink: any FetchSink
+    )
+        -> FetchHandle
+    {
+        fetch(
+            url: url(for: path), range: range, ifRange: ifRange, authorizer: LinkAuthorizer(links: links, path: path),
+            into: sink)
+    }
+
+    /// A link to `url` until `expires`, when the link leads where this upstream's redirects may (its content hosts):
+    /// a provider's answer is no licence to contact a host the configuration does not name.
+    func downloadLink(_ url: String, expires: ContinuousClock.Instant) throws(UpstreamError) -> DownloadLink {
+        switch redirects.next(from: baseURL, location: url) {
+        case .success(let target): return DownloadLink(url: Secret(target), expires: expires)
+        case .failure(let refusal): throw .redirectRefused(refusal)
+        }
+    }
+
     /// GET of `url` (under the base URL), as ``fetch(_:range:ifRange:into:)``.
     func fetch(url: String, range: ByteRange?, ifRange: String?, into sink: any FetchSink) -> FetchHandle {
+        fetch(url: url, range: range, ifRange: ifRange, authorizer: authorizer, into: sink)
+    }
+
+    private func fetch(
+        url: String, range: ByteRange?, ifRange: String?, authorizer: any Authorizer, into sink: any FetchSink
+    ) -> FetchHandle {
         var headers: [String] = []
         var condition: IfRangeCondition?
         if let range {
@@ -120,6 +147,7 @@ struct HTTPOrigin: Sendable {
         return AuthorizedFetch(authorizer: authorizer, sink: sink) { [client] credentials, sink in
             var attempt = request
             attempt.credentials = credentials
+            if let url = credentials.url { attempt.url = url.value }
             let transfer = CurlTransfer(
                 request: attempt, delegate: FetchTransferDelegate(sink: sink, validation: validation))
             return AuthorizedFetch.Attempt(

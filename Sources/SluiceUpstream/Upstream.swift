@@ -19,6 +19,10 @@ public protocol Upstream: Sendable {
 
     /// Requests in flight and waiting for a slot, for upstreams reached over HTTP; nil for the others.
     var requestLoad: RequestLoad? { get }
+
+    /// A URL that serves the object at `path` to anyone who has it, for as long as it lasts (a provider's
+    /// pre-authenticated download URL, a temporary link); nil for a kind that has none.
+    func downloadLink(for path: AssetPath) async throws(UpstreamError) -> DownloadLink?
 }
 
 /// How a fetch started: what the upstream is actually sending.

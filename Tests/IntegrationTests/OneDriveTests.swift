@@ -17,7 +17,7 @@ import Testing
     }
 
     static func upstream(_ emulator: OneDriveEmulator, tokenFile: String) -> UpstreamConfig {
-        var drive = OneDriveConfig(
+        var drive = CloudDriveConfig(
             oauth: OAuth2Config(
                 tokenFile: tokenFile, clientID: Secret(OneDriveEmulator.clientID), tokenURL: emulator.tokenURL))
         drive.apiBaseURL = emulator.apiBaseURL
@@ -54,6 +54,10 @@ import Testing
             }
             #expect(try await Self.tokensSentToContentHost(emulator) == 0)
             #expect(try await Self.refreshes(emulator) == 1)
+            // The driveItem asked for by the HEAD carried the download URL, which every fill since has reused.
+            let stats = try await emulator.stats()
+            #expect((stats["api"] as? [String: Any])?["requests"] as? Int == 1, "\(stats["api"] ?? "-")")
+            #expect(((stats["content"] as? [String: Any])?["requests"] as? Int ?? 0) > 1)
             // The rotated pair is in the file; the seeded refresh token is spent.
             let stored = try String(contentsOfFile: file, encoding: .utf8)
             #expect(!stored.contains(emulator.refreshToken) && !stored.contains("\"expired\""))

@@ -63,7 +63,7 @@ extension UpstreamConfig {
     }
 
     /// The settings of an `onedrive` upstream; nil for another kind.
-    var drive: OneDriveConfig? {
+    var drive: CloudDriveConfig? {
         if case .onedrive(let drive) = source { drive } else { nil }
     }
 }

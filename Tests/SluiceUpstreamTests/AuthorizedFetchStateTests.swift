@@ -12,7 +12,10 @@ import Testing
     enum Event: Sendable, CustomStringConvertible {
         case arrived(Credentials)
         case failedCredentials(UpstreamError)
+        /// The attempt failed with an error the authorizer does not count as a refusal (a 401 is one).
         case attemptFailed(UpstreamError)
+        /// The attempt failed with an error a download link's authorizer counts as a refusal (403, 404).
+        case linkRefused(UpstreamError)
         case settled
         case reconsidered(Bool)
         case cancel
@@ -23,6 +26,7 @@ import Testing
             case .arrived(let credentials): "arrived(\(credentials == old ? "old" : "new"))"
             case .failedCredentials(let error): "credentialsFailed(\(error))"
             case .attemptFailed(let error): "attemptFailed(\(error))"
+            case .linkRefused(let error): "linkRefused(\(error))"
             case .settled: "settled"
             case .reconsidered(let retry): "reconsidered(\(retry))"
             case .cancel: "cancel"
@@ -71,6 +75,18 @@ import Testing
             ready: old, steps: [(.attemptFailed(.unauthorized(status: 403)), .finish(.unauthorized(status: 403)))],
             final: .done),
         Script(ready: old, steps: [(.attemptFailed(.notFound), .finish(.notFound))], final: .done),
+        // An authorizer that counts other errors as refusals (a stale download link's 403 or 404) gets them
+        // reconsidered the same way, once.
+        Script(
+            ready: old,
+            steps: [
+                (.linkRefused(.notFound), .reconsider(old)), (.reconsidered(true), .askCredentials),
+                (.arrived(new), .start(new)),
+                (
+                    .linkRefused(.unauthorized(status: 403)),
+                    .finish(.unauthorized(status: 403))
+                ),
+            ], final: .done),
         // Cancels while nothing runs end the fetch; what arrives afterwards is ignored.
         Script(
             ready: nil,
@@ -98,7 +114,8 @@ import Testing
             switch event {
             case .arrived(let credentials): action = state.credentialsArrived(credentials)
             case .failedCredentials(let error): action = state.credentialsFailed(error)
-            case .attemptFailed(let error): action = state.attemptFailed(error)
+            case .attemptFailed(let error): action = state.attemptFailed(error, refusal: error == Self.refused)
+            case .linkRefused(let error): action = state.attemptFailed(error, refusal: true)
             case .settled:
                 state.attemptSettled()
                 action = .none

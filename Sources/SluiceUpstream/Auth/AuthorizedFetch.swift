@@ -1,7 +1,8 @@
 import Synchronization
 
 /// A fetch through an ``Authorizer``: each attempt starts with the credentials current when it is sent, and a first
-/// attempt refused with 401 before any byte reached the sink is made once more if the authorizer renewed them. The
+/// attempt refused (``Authorizer/isRefusal(_:)``) before any byte reached the sink is made once more if the
+/// authorizer renewed them. The
 /// sink sees one fetch: `start`, `receive` and `finish` of the attempt that got through, or one `finish`.
 ///
 /// Drives ``AuthorizedFetchState``; called from the consumer's thread (resume, cancel), the curl thread (the attempt's
@@ -107,7 +108,8 @@ final class AuthorizedFetch: FetchHandle, Sendable {
         func finish(_ error: UpstreamError?) {
             let settled = fetch.driver.withLock { $0.state.phase == .settled }
             guard !settled, let error else { return fetch.sink.finish(error) }
-            fetch.perform(fetch.driver.withLock { $0.state.attemptFailed(error) })
+            let refusal = fetch.authorizer.isRefusal(error)
+            fetch.perform(fetch.driver.withLock { $0.state.attemptFailed(error, refusal: refusal) })
         }
     }
 }

@@ -1,4 +1,5 @@
-/// The life of one fetch whose credentials may have to be waited for, and whose first refusal (401) earns one more
+/// The life of one fetch whose credentials may have to be waited for, and whose first refusal (a 401, or what the
+/// authorizer counts as one) earns one more
 /// attempt with renewed credentials: pure data and transitions; ``AuthorizedFetch`` performs the actions.
 struct AuthorizedFetchState: Equatable {
     enum Phase: Equatable {
@@ -66,13 +67,14 @@ struct AuthorizedFetchState: Equatable {
         }
     }
 
-    /// The running attempt ended with `error` before its response was accepted. A 401 to the first attempt is
-    /// reconsidered; anything else ends the fetch (the driver passes it on to the sink).
-    mutating func attemptFailed(_ error: UpstreamError) -> Action {
+    /// The running attempt ended with `error` before its response was accepted; `refusal` says whether the
+    /// authorizer counts it as a refusal of the credentials. A refusal of the first attempt is reconsidered; anything
+    /// else ends the fetch (the driver passes it on to the sink).
+    mutating func attemptFailed(_ error: UpstreamError, refusal: Bool) -> Action {
         guard case .sending(let attempt, let credentials) = phase else {
             preconditionFailure("an attempt failed while \(phase)")
         }
-        if error == .unauthorized(status: 401), attempt < Self.maxAttempts {
+        if refusal, attempt < Self.maxAttempts {
             phase = .reconsidering(credentials: credentials, error: error)
             return .reconsider(credentials)
         }

@@ -2,7 +2,7 @@ import Foundation
 import SluiceCore
 import Synchronization
 
-/// An OAuth2 upstream's ``Authorizer``: attaches the current access token as `Authorization: Bearer`, renews it
+/// An OAuth2 upstream's ``Authorizer``: attaches the current access token as `Authorization: SCHEME`, renews it
 /// through its ``TokenEndpoint`` ahead of expiry and after a 401, one refresh at a time however many attempts wait,
 /// and stores every rotated pair in its ``TokenFile`` before using it. Drives ``TokenLifecycle``.
 final class OAuth2Authorizer: Authorizer, Sendable {
@@ -18,19 +18,23 @@ final class OAuth2Authorizer: Authorizer, Sendable {
     private let endpoint: any TokenEndpoint
     private let file: TokenFile
     private let extraHeaders: [Secret]
+    private let scheme: String
     private let logger: Logger?
     private let now: @Sendable () -> Date
     private let driver: Mutex<Driver>
 
-    /// An authorizer starting from `token` (read from `file`), adding `extraHeaders` (static headers) to each attempt.
+    /// An authorizer starting from `token` (read from `file`), sending it as `Authorization: scheme TOKEN` with
+    /// `extraHeaders` (static headers) on each attempt.
     init(
-        upstream: String, token: OAuth2Token, endpoint: any TokenEndpoint, file: TokenFile, extraHeaders: [Secret] = [],
-        margin: TimeInterval = 60, firstRetry: Duration = .milliseconds(500), logger: Logger? = nil,
+        upstream: String, token: OAuth2Token, endpoint: any TokenEndpoint, file: TokenFile, scheme: String = "Bearer",
+        extraHeaders: [Secret] = [], margin: TimeInterval = 60, firstRetry: Duration = .milliseconds(500),
+        logger: Logger? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.endpoint = endpoint
         self.file = file
         self.extraHeaders = extraHeaders
+        self.scheme = scheme
         self.logger = logger
         self.now = now
         driver = Mutex(
@@ -54,7 +58,7 @@ final class OAuth2Authorizer: Authorizer, Sendable {
     }
 
     func refused(_ used: Credentials) async -> Bool {
-        guard let access = used.headers.lazy.compactMap(Self.bearer).first else { return false }
+        guard let access = used.headers.lazy.compactMap(accessToken).first else { return false }
         return (try? await outcome { $0.rejected(access) }.get()) != nil
     }
 
@@ -74,11 +78,11 @@ final class OAuth2Authorizer: Authorizer, Sendable {
     }
 
     private func credentials(with token: OAuth2Token) -> Credentials {
-        Credentials(headers: extraHeaders + [token.authorization])
+        Credentials(headers: extraHeaders + [token.authorization(scheme: scheme)])
     }
 
-    private static func bearer(_ line: Secret) -> Secret? {
-        let prefix = "Authorization: Bearer "
+    private func accessToken(_ line: Secret) -> Secret? {
+        let prefix = "Authorization: \(scheme) "
         return line.value.hasPrefix(prefix) ? Secret(String(line.value.dropFirst(prefix.count))) : nil
     }
 

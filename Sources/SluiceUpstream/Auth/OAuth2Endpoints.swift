@@ -4,8 +4,8 @@ import Foundation
 struct OAuth2Endpoints: Sendable, Equatable {
     /// Issues and renews token pairs.
     var token: String
-    /// Hands out device codes (RFC 8628 §3.1).
-    var deviceAuthorization: String
+    /// Hands out device codes (RFC 8628 §3.1); nil for a provider without the device flow.
+    var deviceAuthorization: String?
     /// The page a browser opens for an authorization code (RFC 6749 §4.1.1).
     var authorize: String
 

@@ -110,7 +110,11 @@ public struct OAuth2SignIn: Sendable {
     }
 
     private func deviceAuthorization() async throws(OAuth2SignInError) -> DeviceAuthorization {
-        let url = endpoints.deviceAuthorization
+        guard let url = endpoints.deviceAuthorization else {
+            throw OAuth2SignInError(
+                "upstream \(upstream): this provider has no device code sign-in; use --browser, or --paste on a "
+                    + "machine without a browser")
+        }
         let response: CurlResponse
         do {
             response = try await tokenEndpoint.post([("scope", scope)], to: url)

@@ -16,7 +16,8 @@ struct OAuth2Token: Sendable, Equatable {
     }
 
     /// The `Authorization` line an attempt carries.
-    var authorization: Secret { Secret("Authorization: Bearer \(accessToken.value)") }
+    /// The `Authorization` line carrying the access token under `scheme` (`Bearer`; Yandex.Disk's API wants `OAuth`).
+    func authorization(scheme: String) -> Secret { Secret("Authorization: \(scheme) \(accessToken.value)") }
 }
 
 extension OAuth2Token {

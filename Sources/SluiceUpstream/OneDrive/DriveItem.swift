@@ -2,12 +2,24 @@ import Foundation
 import SluiceCore
 
 /// The fields of a Microsoft Graph driveItem the gateway needs: `size`, `eTag`, `lastModifiedDateTime`,
-/// `file.mimeType`, and `folder`, which makes it no file.
-enum DriveItem {
-    static func contentInfo(from body: [UInt8]) throws(UpstreamError) -> ContentInfo {
+/// `file.mimeType`, `folder`, which makes it no file, and `@microsoft.graph.downloadUrl`, the pre-authenticated URL
+/// of its bytes.
+struct DriveItem {
+    /// Length, type and validators.
+    let info: ContentInfo
+    /// The download URL, when Graph gave one.
+    let downloadURL: String?
+
+    /// The driveItem in a Graph answer's `body`.
+    init(_ body: [UInt8]) throws(UpstreamError) {
         guard let item = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
             throw .protocolViolation("driveItem is not a JSON object")
         }
+        info = try Self.contentInfo(item)
+        downloadURL = item["@microsoft.graph.downloadUrl"] as? String
+    }
+
+    private static func contentInfo(_ item: [String: Any]) throws(UpstreamError) -> ContentInfo {
         if item["folder"] != nil { throw .notAFile }
         // JSONSerialization marks fractional numbers "d"; a size is a whole number of bytes.
         guard let number = item["size"] as? NSNumber, String(cString: number.objCType) != "d",

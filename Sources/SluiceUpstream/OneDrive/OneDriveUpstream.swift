@@ -2,9 +2,10 @@ import Foundation
 import SluiceCore
 
 /// A OneDrive or SharePoint drive through Microsoft Graph (`kind: onedrive`), signed in with OAuth2. The asset path
-/// is a path under the drive's root, or `id:ITEMID`. Content info comes from the driveItem; bytes from the item's
-/// `/content`, which Graph answers with a 302 to a pre-authenticated URL on a content host: the redirect is
-/// followed without `Authorization` (credentials only go to the API's own origin) and the `Range` goes with it.
+/// is a path under the drive's root, or `id:ITEMID`. Content info comes from the driveItem, and so does the
+/// pre-authenticated URL of its bytes on a content host (`@microsoft.graph.downloadUrl`, where `/content` would
+/// redirect), fetched without `Authorization` with the `Range`. The URL is kept per item for ``linkLifetime``, so
+/// seeks cost no Graph request; one the content host refuses is replaced.
 struct OneDriveUpstream: Upstream {
     /// Microsoft Graph.
     static let defaultAPI = "https://graph.microsoft.com/v1.0/"
@@ -16,14 +17,18 @@ struct OneDriveUpstream: Upstream {
     static let contentDomains = ["sharepoint.com", "1drv.com", "livefilestore.com", "onedrive.com"]
     /// Largest driveItem answer read.
     static let itemBodyLimit = 256 << 10
+    /// How long a download URL is used: Graph says they are "only valid for a short period of time (a few
+    /// minutes)" and gives no expiry, so this stays well inside it.
+    static let linkLifetime = Duration.seconds(120)
 
     let name: String
     private let origin: HTTPOrigin
 
     var requestLoad: RequestLoad? { origin.slots.load }
     private let authorizer: OAuth2Authorizer
+    private let links: DownloadLinks
 
-    init(name: String, drive: OneDriveConfig, client: CurlClient, logger: Logger?) throws(UpstreamSetupError) {
+    init(name: String, drive: CloudDriveConfig, client: CurlClient, logger: Logger?) throws(UpstreamSetupError) {
         let oauth = drive.oauth
         let file = TokenFile(path: oauth.tokenFile)
         let token: OAuth2Token
@@ -42,31 +47,51 @@ struct OneDriveUpstream: Upstream {
             upstream: name, baseURL: drive.apiBaseURL ?? Self.defaultAPI, requests: drive.requests, client: client,
             authorizer: authorizer, redirectHosts: drive.contentBaseURL.map { [$0] } ?? [],
             redirectDomains: drive.contentBaseURL == nil ? Self.contentDomains : [])
+        links = DownloadLinks { [origin] path throws(UpstreamError) in
+            let item = try await Self.item(path, from: origin)
+            guard let link = try Self.link(item, from: origin) else {
+                throw .protocolViolation("driveItem without @microsoft.graph.downloadUrl")
+            }
+            return link
+        }
     }
 
     func contentInfo(for path: AssetPath) async throws(UpstreamError) -> ContentInfo {
-        let response = try await origin.perform(
-            origin.request("GET", url: origin.url(Self.item(path)), headers: ["Accept: application/json"]),
-            bodyLimit: Self.itemBodyLimit)
-        guard response.head.status == 200 else { throw UpstreamError(response: response.head) }
-        return try DriveItem.contentInfo(from: response.body)
+        let item = try await Self.item(path, from: origin)
+        if let link = try Self.link(item, from: origin) { links.store(link, for: path) }
+        return item.info
     }
 
     func fetch(_ path: AssetPath, range: ByteRange?, ifRange: String?, into sink: any FetchSink) -> FetchHandle {
-        origin.fetch(url: origin.url(Self.content(path)), range: range, ifRange: ifRange, into: sink)
+        origin.fetch(link: links, for: path, range: range, ifRange: ifRange, into: sink)
+    }
+
+    func downloadLink(for path: AssetPath) async throws(UpstreamError) -> DownloadLink? {
+        try await links.link(for: path)
+    }
+
+    /// The driveItem at `path`.
+    private static func item(_ path: AssetPath, from origin: HTTPOrigin) async throws(UpstreamError) -> DriveItem {
+        let response = try await origin.perform(
+            origin.request("GET", url: origin.url(Self.itemAddress(path)), headers: ["Accept: application/json"]),
+            bodyLimit: Self.itemBodyLimit)
+        guard response.head.status == 200 else { throw UpstreamError(response: response.head) }
+        return try DriveItem(response.body)
+    }
+
+    /// `item`'s download URL as a link, refused when it leads to a host that is not a content host.
+    private static func link(_ item: DriveItem, from origin: HTTPOrigin) throws(UpstreamError) -> DownloadLink? {
+        try item.downloadURL.map { url throws(UpstreamError) in
+            try origin.downloadLink(url, expires: .now + linkLifetime)
+        }
     }
 
     var tokenStatus: TokenStatus? { authorizer.status }
 
     /// The driveItem's address under the API: `me/drive/root:/a/b.mp4` or `me/drive/items/ID`.
-    static func item(_ path: AssetPath) -> String {
+    static func itemAddress(_ path: AssetPath) -> String {
         if let id = itemID(path) { return "me/drive/items/" + id }
         return "me/drive/root:/" + path.percentEncoded
-    }
-
-    /// The address of the item's bytes: `me/drive/root:/a/b.mp4:/content` or `me/drive/items/ID/content`.
-    static func content(_ path: AssetPath) -> String {
-        itemID(path) == nil ? item(path) + ":/content" : item(path) + "/content"
     }
 
     /// The percent-encoded item ID of an `id:ITEMID` path.
