@@ -77,7 +77,8 @@ Documents followed (dropbox.com/developers and dropbox.tech; stored copies read 
   * "Error Handling Guide" and "Rate Limits, Retries, and Data Ingress at Scale": a 401 is not worth retrying
     except after a refresh; 429 bodies carry reason too_many_requests or too_many_write_operations and the
     answer always has Retry-After.
-  * /work/shared/docs/providers.md §3, §0 and §10 (rclone's and the SDKs' reading of the same API).
+  * rclone's Dropbox backend and the official SDKs' reading of the same API (download by id:, the header
+    escaping, retry_after), as summarised in the project's provider notes.
 
 Deliberately stricter than the service:
 
