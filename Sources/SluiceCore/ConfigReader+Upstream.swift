@@ -128,7 +128,9 @@ extension ConfigReader {
             return .s3(store)
         case .onedrive:
             return readCloudDrive(object, at: key).map(UpstreamSource.onedrive)
-        case .googleDrive, .dropbox, .yandexDisk, .box:
+        case .dropbox:
+            return readDropbox(object, at: key).map(UpstreamSource.dropbox)
+        case .googleDrive, .yandexDisk, .box:
             fail(Self.key(key, "kind"), "\"\(kind.rawValue)\" is not supported yet")
             return nil
         }

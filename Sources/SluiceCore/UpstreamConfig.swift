@@ -60,6 +60,8 @@ public enum UpstreamSource: Sendable {
     case s3(S3Config)
     /// A OneDrive or SharePoint drive through Microsoft Graph.
     case onedrive(CloudDriveConfig)
+    /// A Dropbox account through the Dropbox API v2.
+    case dropbox(DropboxConfig)
 
     /// The kind.
     public var kind: UpstreamKind {
@@ -69,6 +71,7 @@ public enum UpstreamSource: Sendable {
         case .directory: .directory
         case .s3: .s3
         case .onedrive: .onedrive
+        case .dropbox: .dropbox
         }
     }
 
@@ -78,7 +81,7 @@ public enum UpstreamSource: Sendable {
         case .webdav(let server), .http(let server): server.auth.typeName
         case .directory: "none"
         case .s3(let store): store.credentials == nil ? "none" : "sigv4"
-        case .onedrive: "oauth2"
+        case .onedrive, .dropbox: "oauth2"
         }
     }
 }

@@ -127,15 +127,19 @@ struct HTTPOrigin: Sendable {
         }
     }
 
-    /// GET of `url` (under the base URL), as ``fetch(_:range:ifRange:into:)``.
-    func fetch(url: String, range: ByteRange?, ifRange: String?, into sink: any FetchSink) -> FetchHandle {
-        fetch(url: url, range: range, ifRange: ifRange, authorizer: authorizer, into: sink)
+    /// GET of `url` (under the base URL), as ``fetch(_:range:ifRange:into:)``, with `headers` (`Name: value` lines
+    /// a provider's download call takes, such as Dropbox's `Dropbox-API-Arg`) besides `Range` and `If-Range`.
+    func fetch(url: String, range: ByteRange?, ifRange: String?, headers: [String] = [], into sink: any FetchSink)
+        -> FetchHandle
+    {
+        fetch(url: url, range: range, ifRange: ifRange, headers: headers, authorizer: authorizer, into: sink)
     }
 
     private func fetch(
-        url: String, range: ByteRange?, ifRange: String?, authorizer: any Authorizer, into sink: any FetchSink
+        url: String, range: ByteRange?, ifRange: String?, headers extra: [String] = [], authorizer: any Authorizer,
+        into sink: any FetchSink
     ) -> FetchHandle {
-        var headers: [String] = []
+        var headers = extra
         var condition: IfRangeCondition?
         if let range {
             headers.append("Range: bytes=\(range.first)-\(range.last)")

@@ -23,6 +23,7 @@ How a provider plugs in (the seams):
     class MyEmulator(CloudEmulator):       # state; super().__init__(args, MyTokens) makes self.tokens,
         throttle_scopes = ("api", "token", "all"); default_throttle_scope = "api"
         def content_url(self, rel, **extra) -> str        # uses self.content_urls.issue(...)
+        def item_id(self, rel) -> str                      # a provider with ids; find_id(id) walks the tree for it
 
     class MyHandler(CloudHandler):         # HTTP; server_version, verbose_env, log_name
         def api(self, path, body)          # the API host's routes (call self.oauth_form / self.api_gate)
@@ -621,6 +622,15 @@ class CloudEmulator:
 
     def resolve(self, rel):
         return resolve(self.root, rel)
+
+    def find_id(self, item_id):
+        """The drive path of the file or folder whose item_id(rel) is item_id, or None (a walk: test trees are small)."""
+        for dirpath, dirnames, filenames in os.walk(self.root):
+            for name in dirnames + filenames:
+                rel = os.path.relpath(os.path.join(dirpath, name), self.root).replace(os.sep, "/")
+                if self.item_id(rel) == item_id:
+                    return rel
+        return None
 
     def take_break(self):
         """The pending /_break-next-content byte count (used up), or None."""

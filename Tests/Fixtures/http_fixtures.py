@@ -1,6 +1,7 @@
 """What the test tree's HTTP fixtures share: reading a Range header (fault_origin.py, cloud_emulator.py), reading
 a socket to its end, and running a two-port cloud emulator as a child process (their tests)."""
 
+import base64
 import http.client
 import json
 import os
@@ -66,6 +67,11 @@ def poll_until(fetch, ready, timeout=5):
         time.sleep(0.02)
 
 
+def basic_auth(user, password):
+    """An Authorization header with client credentials as HTTP Basic."""
+    return {"Authorization": "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()}
+
+
 class EmulatorProcess:
     """A cloud_emulator-based script as a child process on free ports ({"api", "content"} from its port file),
     stopped by `close`. `extra` are more command-line arguments."""
@@ -101,6 +107,16 @@ class EmulatorProcess:
         """POSTs a form-encoded body; (status, JSON)."""
         status, _, body = self.request(path, method="POST", body=urllib.parse.urlencode(form),
                                        headers={"Content-Type": "application/x-www-form-urlencoded"})
+        return status, json.loads(body)
+
+    def token_form(self, path, client_id, headers=None, form=None):
+        """POSTs a token request; client_id goes in the body unless headers (e.g. basic_auth) are given.
+        (status, JSON)."""
+        form = dict(form or {})
+        if headers is None:
+            form.setdefault("client_id", client_id)
+        status, _, body = self.request(path, dict(headers or {}, **{
+            "Content-Type": "application/x-www-form-urlencoded"}), "POST", urllib.parse.urlencode(form))
         return status, json.loads(body)
 
     def control(self, path, data=None):

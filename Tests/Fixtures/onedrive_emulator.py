@@ -262,14 +262,7 @@ class Emulator(CloudEmulator):
         return "01" + hashlib.sha1(("item:" + rel).encode()).hexdigest()[:32].upper()
 
     def find_id(self, item_id):
-        if item_id == self.item_id(""):
-            return ""
-        for dirpath, dirnames, filenames in os.walk(self.root):
-            for name in dirnames + filenames:
-                rel = os.path.relpath(os.path.join(dirpath, name), self.root).replace(os.sep, "/")
-                if self.item_id(rel) == item_id:
-                    return rel
-        return None
+        return "" if item_id == self.item_id("") else super().find_id(item_id)
 
     def tags(self, rel, st):
         guid = str(uuid.UUID(hashlib.md5(("guid:" + rel).encode()).hexdigest())).upper()

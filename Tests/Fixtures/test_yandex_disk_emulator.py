@@ -13,7 +13,7 @@ import time
 import unittest
 import urllib.parse
 
-from http_fixtures import EmulatorProcess, EmulatorTestCase
+from http_fixtures import EmulatorProcess, EmulatorTestCase, basic_auth as basic
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENT = "ya-client"
@@ -26,11 +26,7 @@ class Yandex(EmulatorProcess):
         super().__init__(os.path.join(HERE, "yandex_disk_emulator.py"), root, "--client-id", CLIENT, *extra)
 
     def token(self, headers=None, **form):
-        if headers is None:
-            form.setdefault("client_id", CLIENT)
-        status, _, body = self.request("/token", dict(headers or {}, **{
-            "Content-Type": "application/x-www-form-urlencoded"}), "POST", urllib.parse.urlencode(form))
-        return status, json.loads(body)
+        return self.token_form("/token", CLIENT, headers, form)
 
     def disk(self, endpoint, token, **query):
         headers = {"Authorization": "OAuth " + token} if token else {}
@@ -39,10 +35,6 @@ class Yandex(EmulatorProcess):
     def resource(self, token, path, **query):
         status, _, body = self.disk("/v1/disk/resources", token, path=path, **query)
         return status, json.loads(body)
-
-
-def basic(user, password):
-    return {"Authorization": "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()}
 
 
 class YandexDiskEmulatorTests(EmulatorTestCase):

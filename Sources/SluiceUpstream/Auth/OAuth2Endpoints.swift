@@ -19,7 +19,7 @@ struct OAuth2Endpoints: Sendable, Equatable {
     }
 
     /// `url` with the last segment of its path replaced by `segment` (its query and fragment dropped).
-    private static func sibling(of url: String, _ segment: String) -> String {
+    static func sibling(of url: String, _ segment: String) -> String {
         // The configuration accepts only absolute http(s) URLs as token URLs.
         guard var components = URLComponents(string: url) else { preconditionFailure("not a URL: \(url)") }
         let path = components.percentEncodedPath

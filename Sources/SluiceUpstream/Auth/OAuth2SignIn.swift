@@ -39,10 +39,15 @@ public struct OAuth2SignIn: Sendable {
             requests = drive.requests
             endpoints = .microsoft(tokenURL: oauth.tokenURL ?? OneDriveUpstream.defaultTokenURL)
             scope = oauth.scope ?? OneDriveUpstream.defaultScope
+        case .dropbox(let dropbox):
+            oauth = dropbox.drive.oauth
+            requests = dropbox.drive.requests
+            endpoints = .dropbox(tokenURL: oauth.tokenURL)
+            scope = oauth.scope ?? DropboxUpstream.defaultScope
         case .webdav, .http, .directory, .s3:
             throw OAuth2SignInError(
                 "upstream \(config.name) does not sign in with OAuth2 (kind \(config.kind.rawValue), auth "
-                    + "\(config.source.authType)); only cloud drive kinds (onedrive) do")
+                    + "\(config.source.authType)); only cloud drive kinds (onedrive, dropbox) do")
         }
         file = TokenFile(path: oauth.tokenFile)
         do throws(TokenFile.Failure) {

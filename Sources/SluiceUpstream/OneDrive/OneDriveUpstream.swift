@@ -29,24 +29,13 @@ struct OneDriveUpstream: Upstream {
     private let links: DownloadLinks
 
     init(name: String, drive: CloudDriveConfig, client: CurlClient, logger: Logger?) throws(UpstreamSetupError) {
-        let oauth = drive.oauth
-        let file = TokenFile(path: oauth.tokenFile)
-        let token: OAuth2Token
-        do throws(TokenFile.Failure) {
-            token = try file.read()
-            try file.checkWritable()
-        } catch {
-            throw .tokenFile(upstream: name, reason: error.description)
-        }
-        let endpoint = OAuth2TokenEndpoint(
-            url: oauth.tokenURL ?? Self.defaultTokenURL, clientID: oauth.clientID, clientSecret: oauth.clientSecret,
-            scope: oauth.scope ?? Self.defaultScope, client: client, timeouts: drive.requests.timeouts)
         self.name = name
-        authorizer = OAuth2Authorizer(upstream: name, token: token, endpoint: endpoint, file: file, logger: logger)
+        authorizer = try .cloudDrive(
+            name, drive: drive, tokenURL: Self.defaultTokenURL, scope: Self.defaultScope, client: client,
+            logger: logger)
         origin = try HTTPOrigin(
-            upstream: name, baseURL: drive.apiBaseURL ?? Self.defaultAPI, requests: drive.requests, client: client,
-            authorizer: authorizer, redirectHosts: drive.contentBaseURL.map { [$0] } ?? [],
-            redirectDomains: drive.contentBaseURL == nil ? Self.contentDomains : [])
+            cloudDrive: name, drive: drive, defaultAPI: Self.defaultAPI, contentOrigin: drive.contentBaseURL,
+            contentDomains: Self.contentDomains, authorizer: authorizer, client: client)
         links = DownloadLinks { [origin] path throws(UpstreamError) in
             let item = try await Self.item(path, from: origin)
             guard let link = try Self.link(item, from: origin) else {
