@@ -117,10 +117,12 @@ public struct AssetPath: Hashable, Sendable, CustomStringConvertible {
         return text
     }
 
-    private static func percentEncode(_ segment: String) -> String {
+    /// `text` with every byte but RFC 3986's unreserved `A-Z a-z 0-9 - . _ ~` as `%XY`: a path segment here, and
+    /// SigV4's encoding of query names and values, which follows the same rule.
+    public static func percentEncode(_ text: String) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
-        for byte in segment.utf8 {
+        for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),

@@ -28,8 +28,11 @@ struct S3Presigner: Sendable {
             ("X-Amz-SignedHeaders", "host"),
         ]
         if let token = credentials.sessionToken { parameters.append(("X-Amz-Security-Token", token.value)) }
-        let query = parameters.map { (Self.encode($0.0), Self.encode($0.1)) }.sorted { $0.0 < $1.0 }
-            .map { "\($0.0)=\($0.1)" }.joined(separator: "&")
+        // SigV4 encodes query names and values as path segments are: every byte but `A-Z a-z 0-9 - . _ ~` as `%XY`.
+        let query = parameters.map { (AssetPath.percentEncode($0.0), AssetPath.percentEncode($0.1)) }.sorted {
+            $0.0 < $1.0
+        }
+        .map { "\($0.0)=\($0.1)" }.joined(separator: "&")
         let authority = components.port.map { "\(host):\($0)" } ?? host
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         let canonical = ["GET", path, query, "host:\(authority)", "", "host", "UNSIGNED-PAYLOAD"].joined(
@@ -50,21 +53,5 @@ struct S3Presigner: Sendable {
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
         return formatter.string(from: date)
-    }
-
-    /// SigV4's URI encoding of a query name or value: every byte but `A-Z a-z 0-9 - . _ ~` as `%XY`.
-    private static func encode(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                encoded += "%" + Hex.encode([byte]).uppercased()
-            }
-        }
-        return encoded
     }
 }
