@@ -60,12 +60,15 @@ public final class CloudEmulatorProcess: Sendable {
         return object
     }
 
-    /// `POST /{control}` with a JSON body.
-    public func control(_ control: String, _ body: [String: Any] = [:]) async throws {
+    /// `POST /{control}` with a JSON body; its JSON answer (empty when it sent none).
+    @discardableResult
+    public func control(_ control: String, _ body: [String: Any] = [:]) async throws -> [String: Any] {
         let result = try await TestHTTP.request(
             "POST", "\(apiOrigin)/\(control)", headers: ["Content-Type": "application/json"],
             body: Array(try JSONSerialization.data(withJSONObject: body)))
         guard (200..<300).contains(result.status) else { throw PeerError("\(control) answered \(result.status)") }
+        guard !result.body.isEmpty else { return [:] }
+        return (try? JSONSerialization.jsonObject(with: Data(result.body)) as? [String: Any]) ?? [:]
     }
 }
 
@@ -84,8 +87,9 @@ extension CloudEmulator {
         try await emulator.stats()
     }
 
-    /// `POST /{control}` with a JSON body.
-    public func control(_ control: String, _ body: [String: Any] = [:]) async throws {
+    /// `POST /{control}` with a JSON body; its JSON answer.
+    @discardableResult
+    public func control(_ control: String, _ body: [String: Any] = [:]) async throws -> [String: Any] {
         try await emulator.control(control, body)
     }
 }
