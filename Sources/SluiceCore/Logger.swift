@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Severity of a log line.
 public enum LogLevel: String, Sendable, Comparable, CaseIterable {
@@ -18,13 +17,26 @@ public struct Logger: Sendable {
     private let format: LoggingConfig.Format
     private let minimum: LogLevel
     private let output: Output
+    /// Where warnings and errors go: to the same place, but written before `log` returns.
+    private let urgentOutput: Output
     private let base: [String: String]
 
-    /// Creates a logger writing lines to `output` (standard error by default).
-    public init(format: LoggingConfig.Format = .text, level: LogLevel = .info, output: Output? = nil) {
+    /// Creates a logger writing every line to `output` as it is logged.
+    public init(format: LoggingConfig.Format = .text, level: LogLevel = .info, output: @escaping Output) {
         self.format = format
         self.minimum = level
-        self.output = output ?? Logger.standardError
+        self.output = output
+        self.urgentOutput = output
+        self.base = [:]
+    }
+
+    /// Creates a logger writing through `writer`, by default ``LogWriter/standardError``: debug and info lines are
+    /// buffered, warnings and errors written before `log` returns.
+    public init(format: LoggingConfig.Format = .text, level: LogLevel = .info, writer: LogWriter = .standardError) {
+        self.format = format
+        self.minimum = level
+        self.output = { writer.write($0) }
+        self.urgentOutput = { writer.writeNow($0) }
         self.base = [:]
     }
 
@@ -32,6 +44,7 @@ public struct Logger: Sendable {
         self.format = other.format
         self.minimum = other.minimum
         self.output = other.output
+        self.urgentOutput = other.urgentOutput
         self.base = base
     }
 
@@ -45,6 +58,7 @@ public struct Logger: Sendable {
         guard level >= minimum else { return }
         let fields = base.merging(metadata) { $1 }
         let time = Self.timestamp()
+        let line: String
         switch format {
         case .json:
             var object: [String: String] = fields
@@ -52,11 +66,12 @@ public struct Logger: Sendable {
             object["level"] = level.rawValue
             object["msg"] = message
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-            output(String(decoding: data, as: UTF8.self))
+            line = String(decoding: data, as: UTF8.self)
         case .text:
             let pairs = fields.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quoted($0.value))" }
-            output(([time, level.rawValue, message] + pairs).joined(separator: " "))
+            line = ([time, level.rawValue, message] + pairs).joined(separator: " ")
         }
+        level >= .warning ? urgentOutput(line) : output(line)
     }
 
     /// Whether lines at `level` are written (callers skip building metadata nobody reads).
@@ -96,12 +111,4 @@ public struct Logger: Sendable {
 
     /// UTC time with milliseconds, `2026-11-30T06:29:35.608Z`, formatted without a locale (one per log line).
     private static func timestamp() -> String { UTCTime(Date()).iso8601 }
-
-    private static let standardErrorLock = Mutex(())
-
-    private static let standardError: Output = { line in
-        standardErrorLock.withLock { _ in
-            FileHandle.standardError.write(Data((line + "\n").utf8))
-        }
-    }
 }

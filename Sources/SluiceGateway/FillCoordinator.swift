@@ -532,11 +532,3 @@ extension UpstreamError {
         }
     }
 }
-
-extension Duration {
-    /// The duration in seconds, for Dispatch.
-    var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
-}

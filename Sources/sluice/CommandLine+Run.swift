@@ -25,7 +25,7 @@ extension CommandLine {
     }
 }
 
-/// Writes a line to standard error.
+/// Writes a line to standard error now, after any log line queued before it.
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    LogWriter.standardError.writeNow(message)
 }

@@ -1,4 +1,5 @@
 import SluiceCache
+import SluiceCore
 import SluiceHTTP
 
 extension AdminHandler {
@@ -7,7 +8,7 @@ extension AdminHandler {
         let text = MetricsExposition.render(
             snapshot: metrics.snapshot, stats: try store.stats(), inflightFetches: coordinator.inflightFetches,
             upstreams: upstreamConfigs.keys.sorted(), tokens: upstreams.compactMapValues(\.tokenStatus),
-            loads: upstreams.compactMapValues(\.requestLoad))
+            loads: upstreams.compactMapValues(\.requestLoad), droppedLogLines: LogWriter.standardError.droppedLines)
         return HTTPResponse(
             status: 200, headers: ["Content-Type": PrometheusText.contentType], body: .bytes(Array(text.utf8)))
     }

@@ -8,7 +8,7 @@ enum MetricsExposition {
     /// other upstream that has samples.
     static func render(
         snapshot: GatewayMetrics.Snapshot, stats: CacheStats, inflightFetches: Int, upstreams configured: [String],
-        tokens: [String: TokenStatus] = [:], loads: [String: RequestLoad] = [:]
+        tokens: [String: TokenStatus] = [:], loads: [String: RequestLoad] = [:], droppedLogLines: Int = 0
     ) -> String {
         var out = PrometheusText()
         traffic(snapshot, into: &out)
@@ -30,6 +30,10 @@ enum MetricsExposition {
         for (name, status) in renewing {
             out.sample("sluice_token_refresh_failures_total", [("upstream", name)], Int64(status.failures))
         }
+        out.family(
+            "sluice_log_lines_dropped_total", type: "counter",
+            help: "Log lines dropped because standard error could not keep up (the log buffer holds 4 MiB).")
+        out.sample("sluice_log_lines_dropped_total", [], Int64(droppedLogLines))
         return out.text
     }
 
