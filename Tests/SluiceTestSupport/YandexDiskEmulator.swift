@@ -33,6 +33,12 @@ public final class YandexDiskEmulator: CloudEmulator {
     /// The downloader and storage hosts' origin.
     public var contentOrigin: String { emulator.contentOrigin }
 
+    /// The counters under `key` (`api`, `content`).
+    public func counters(_ key: String) async throws -> [String: Any] {
+        guard let counters = try await stats()[key] as? [String: Any] else { throw PeerError("no \(key) in /_stats") }
+        return counters
+    }
+
     /// The API's answers to `endpoint` (`resources`, `resources/download`), counted by status.
     public func answers(_ endpoint: String) async throws -> [String: Int] {
         let api = try await stats()["api"] as? [String: Any]
