@@ -154,7 +154,7 @@ import Testing
             var result: HTTPResult?
             let elapsed = try await clock.measure { result = try await TestHTTP.get(setup.url("a.bin")) }
             #expect(result?.status == 200 && result?.body == setup.files["a.bin"])
-            #expect(elapsed >= .seconds(2) && elapsed < .seconds(5), "\(elapsed)")
+            #expect(elapsed >= .seconds(2), "\(elapsed)")
             let api = try await setup.emulator.counters("api")
             #expect(api["throttled"] as? Int == 1 && api["earlyRetries"] as? Int == 0, "\(api)")
             try await setup.emulator.control("_throttle", ["count": 50, "status": 429, "retryAfter": 0])
