@@ -43,6 +43,7 @@ class YandexDiskEmulatorTests(EmulatorTestCase):
         cls.data = os.urandom(SIZE)
         cls.put(REL, cls.data)
         cls.put("readme.txt", b"hi\n")
+        cls.put("Applications/sluice-test-client/notes.txt", b"notes\n")
 
     @classmethod
     def start(cls, root):
@@ -158,8 +159,18 @@ class YandexDiskEmulatorTests(EmulatorTestCase):
         self.assertEqual((folder["type"], folder["_embedded"]["total"]), ("dir", 1))
         self.assertEqual(folder["_embedded"]["items"][0]["path"], "disk:/Music/альбом")
         root = self.emu.resource(access, "disk:/")[1]
-        self.assertEqual(sorted(i["name"] for i in root["_embedded"]["items"]), ["Music", "readme.txt"])
+        self.assertEqual(sorted(i["name"] for i in root["_embedded"]["items"]), ["Applications", "Music", "readme.txt"])
         self.assertEqual(set(self.emu.resource(access, "/" + REL, fields="name,md5")[1]), {"name", "md5"})
+
+    def test_app_paths_are_under_the_app_folder(self):
+        _, access = self.tokens()
+        status, item = self.emu.resource(access, "app:/notes.txt")
+        self.assertEqual((status, item["size"]), (200, 6), item)
+        link = json.loads(self.emu.disk("/v1/disk/resources/download", access, path="app:/notes.txt")[2])
+        location = self.emu.url(link["href"])[1]["Location"]
+        self.assertEqual(self.emu.url(location)[2], b"notes\n")
+        self.assertEqual(self.emu.resource(access, "app:/readme.txt")[0], 404)
+        self.assertEqual(self.emu.resource(access, "app:notes.txt")[1]["error"], "FieldValidationError")
 
     def test_errors_are_yandex_json(self):
         _, access = self.tokens()

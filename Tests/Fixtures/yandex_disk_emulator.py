@@ -10,6 +10,7 @@ promise. Built on cloud_emulator.py; this file holds only what is Yandex's.
                             [--access-token-ttl 31536000] [--content-url-ttl 300] [--code-ttl 600]
                             [--device-code-ttl 600] [--device-interval 5] [--slow-down-step 5]
                             [--keep-used-refresh-tokens] [--allow-content-authorization]
+                            [--app-folder Applications/sluice-test-client]
 
 Two listeners in one process. The port file (written atomically once both listen) holds
 `{"api": P1, "content": P2}`; the same is printed on stdout. SIGTERM or SIGINT stops both.
@@ -32,7 +33,8 @@ API + OAuth host (P1; cloud-api.yandex.net and oauth.yandex.com in one)
                                     Resource JSON: name, path (disk:/...), type file|dir, created, modified,
                                     resource_id, revision; files also size, md5, sha256, mime_type,
                                     media_type, antivirus_status, file (a download href); folders _embedded
-                                    {items, limit, offset, total, path, sort}. P is disk:/a/b or /a/b.
+                                    {items, limit, offset, total, path, sort}. P is disk:/a/b or /a/b, or
+                                    app:/a/b under the app folder (--app-folder).
     GET  /v1/disk/resources/download?path=P[&fields=...]
                                     -> {"href": the downloader URL on the content host, "method": "GET",
                                         "templated": false}
@@ -101,7 +103,9 @@ Not verified (chosen, and marked so):
   * The exact message texts; whether 429 carries Retry-After and its error name; 503's error name; the
     error names for a declined device code (access_denied here) and a token-endpoint throttle; 401 vs 400
     for invalid_client; that a path must start with / or disk:/ (400 FieldValidationError otherwise); a
-    folder download (Yandex zips folders; here 400 FolderDownloadNotEmulated); app:/ paths are not emulated.
+    folder download (Yandex zips folders; here 400 FolderDownloadNotEmulated); app:/ paths are read under
+    --app-folder for any token (Yandex gives app-folder tokens only app:/, and names the folder after the app),
+    and their Resource `path` is the disk:/ one.
   * ids and formats: resource_id "0:<sha256 of the path>", revision from the mtime in microseconds, ETag
     the quoted md5; paths are case-sensitive here.
 """
@@ -185,6 +189,7 @@ class Emulator(CloudEmulator):
         super().__init__(args, YandexTokens)
         self.refuse_content_authorization = not args.allow_content_authorization
         self.hashes = HashCache(disk_hashes)
+        self.app_folder = args.app_folder.strip("/")
 
     def new_stats(self):
         stats = super().new_stats()
@@ -276,10 +281,13 @@ class Handler(CloudHandler):
         raw = q.get("path")
         if not raw:
             return self.disk_error("FieldValidationError")
-        rel = raw[len("disk:"):] if raw.startswith("disk:") else raw
+        space, rel = "", raw
+        for prefix, folder in (("disk:", ""), ("app:", emu.app_folder)):
+            if raw.startswith(prefix):
+                space, rel = folder, raw[len(prefix):]
         if not rel.startswith("/"):
             return self.disk_error("FieldValidationError")
-        rel = rel.strip("/")
+        rel = (space + rel).strip("/")
         full = emu.resolve(rel) if ".." not in rel.split("/") else None
         if full is None:
             return self.disk_error("DiskNotFoundError")
@@ -341,6 +349,8 @@ def main():
     add_common_arguments(parser, access_token_ttl=31536000.0, device_code_ttl=600.0)
     parser.add_argument("--allow-content-authorization", action="store_true",
                         help="serve content requests that carry Authorization (still counted), as the docs allow")
+    parser.add_argument("--app-folder", default="Applications/sluice-test-client",
+                        help="the folder app:/ paths name (Yandex: disk:/Приложения/<app name>)")
     args = parse_common(parser)
     run(Emulator(args), Handler, args, "yandex-disk-emulator")
 

@@ -136,7 +136,6 @@ struct ConfigValidationTests {
             #"{"upstreams": {"g": {"kind": "google-drive"}}}"#,
             [#"upstreams.g.kind: "google-drive" is not supported yet"#]
         ),
-        (#"{"upstreams": {"y": {"kind": "yandex-disk"}}}"#, [#"upstreams.y.kind: "yandex-disk" is not supported yet"#]),
         // S3 upstreams.
         (s3Upstream(), []),
         (s3Upstream(#""auth": {"type": "none"}"#), []),

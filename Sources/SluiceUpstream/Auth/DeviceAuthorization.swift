@@ -21,7 +21,8 @@ struct DeviceAuthorization: Sendable, Equatable {
         guard let object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
             let deviceCode = object["device_code"] as? String, !deviceCode.isEmpty,
             let userCode = object["user_code"] as? String, Self.isPrintable(userCode),
-            let uri = object["verification_uri"] as? String, Self.isPrintable(uri),
+            // RFC 8628 names it verification_uri; providers whose flow predates it (Yandex) say verification_url.
+            let uri = (object["verification_uri"] ?? object["verification_url"]) as? String, Self.isPrintable(uri),
             let scheme = URL(string: uri)?.scheme?.lowercased(), ["http", "https"].contains(scheme),
             let lifetime = (object["expires_in"] as? NSNumber)?.intValue, lifetime > 0
         else { return nil }

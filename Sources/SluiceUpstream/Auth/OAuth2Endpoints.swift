@@ -8,6 +8,20 @@ struct OAuth2Endpoints: Sendable, Equatable {
     var deviceAuthorization: String?
     /// The page a browser opens for an authorization code (RFC 6749 §4.1.1).
     var authorize: String
+    /// How a poll for a device code's pair is written.
+    var deviceGrant = DeviceGrant.rfc8628
+
+    /// The form of a device code poll (RFC 8628 §3.4), which some providers predate.
+    struct DeviceGrant: Sendable, Equatable {
+        /// The `grant_type` value.
+        var grantType: String
+        /// The form field that carries the device code.
+        var codeField: String
+
+        /// RFC 8628's own.
+        static let rfc8628 = DeviceGrant(
+            grantType: "urn:ietf:params:oauth:grant-type:device_code", codeField: "device_code")
+    }
 
     /// The Microsoft identity platform's endpoints, which sit side by side under `…/{tenant}/oauth2/v2.0/`: the
     /// device authorization and authorize endpoints are `tokenURL` with its last path segment replaced by

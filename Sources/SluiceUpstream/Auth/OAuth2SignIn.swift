@@ -5,9 +5,6 @@ import SluiceCore
 /// flow (RFC 8628) or an authorization code with PKCE, written to the upstream's token file. Drives
 /// ``DeviceCodePolling``. Nothing here prints or logs a token, a code or the client secret.
 public struct OAuth2SignIn: Sendable {
-    /// The device code grant's `grant_type` (RFC 8628 §3.4).
-    static let deviceCodeGrant = "urn:ietf:params:oauth:grant-type:device_code"
-
     /// What the person signing in with a device code is asked to do.
     public struct DevicePrompt: Sendable {
         /// Where to sign in, on any device.
@@ -44,10 +41,15 @@ public struct OAuth2SignIn: Sendable {
             requests = dropbox.drive.requests
             endpoints = .dropbox(tokenURL: oauth.tokenURL)
             scope = oauth.scope ?? DropboxUpstream.defaultScope
+        case .yandexDisk(let disk):
+            oauth = disk.drive.oauth
+            requests = disk.drive.requests
+            endpoints = .yandex(tokenURL: oauth.tokenURL)
+            scope = oauth.scope ?? YandexDiskUpstream.defaultScope
         case .webdav, .http, .directory, .s3:
             throw OAuth2SignInError(
                 "upstream \(config.name) does not sign in with OAuth2 (kind \(config.kind.rawValue), auth "
-                    + "\(config.source.authType)); only cloud drive kinds (onedrive, dropbox) do")
+                    + "\(config.source.authType)); only cloud drive kinds (onedrive, dropbox, yandex-disk) do")
         }
         file = TokenFile(path: oauth.tokenFile)
         do throws(TokenFile.Failure) {
@@ -81,8 +83,9 @@ public struct OAuth2SignIn: Sendable {
                 } catch {
                     throw OAuth2SignInError("upstream \(upstream): the sign-in was interrupted; nothing was saved")
                 }
+                let grant = endpoints.deviceGrant
                 let result = await tokenEndpoint.grant(
-                    [("grant_type", Self.deviceCodeGrant), ("device_code", authorization.deviceCode.value)],
+                    [("grant_type", grant.grantType), (grant.codeField, authorization.deviceCode.value)],
                     previous: nil)
                 action = polling.answered(result, at: Date())
             case .save(let token):
