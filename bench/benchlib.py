@@ -308,21 +308,23 @@ http {
         return proc, port
 
     def sluice(self, name, binary, upstreams, cache_dir, max_size="4GiB", env=None, cache_options=None,
-               server_options=None):
+               server_options=None, log_level="warning"):
         """Writes a gateway config and starts `sluice serve`; returns (process, port).
         `cache_options` adds keys to the `cache` object (e.g. {"chunkSize": "1MiB", "readahead": "1MiB"}),
-        `server_options` to the `server` object."""
-        config_path, port = self.sluice_config(name, upstreams, cache_dir, max_size, cache_options, server_options)
+        `server_options` to the `server` object; `log_level` `info` writes an access line per request (to NAME.log)."""
+        config_path, port = self.sluice_config(name, upstreams, cache_dir, max_size, cache_options, server_options,
+                                               log_level)
         return self.start_sluice(name, binary, config_path, port, env), port
 
-    def sluice_config(self, name, upstreams, cache_dir, max_size="4GiB", cache_options=None, server_options=None):
+    def sluice_config(self, name, upstreams, cache_dir, max_size="4GiB", cache_options=None, server_options=None,
+                      log_level="warning"):
         """Writes NAME.json, a gateway config on a free port; returns (path, port)."""
         port = free_port()
         config = {
             "server": dict({"listen": "127.0.0.1:%d" % port}, **(server_options or {})),
             "cache": dict({"directory": cache_dir, "maxSize": max_size}, **(cache_options or {})),
             "upstreams": upstreams,
-            "logging": {"level": "warning"},
+            "logging": {"level": log_level},
         }
         config_path = self.path(name + ".json")
         with open(config_path, "w") as f:

@@ -11,6 +11,9 @@ struct AccessLog: Sendable {
     /// Counts responses by status and cache outcome.
     let metrics: GatewayMetrics
 
+    /// The request header fields a line holds: the exchange of a cache hit carries only these.
+    static let headerFields = ["Range"]
+
     /// Logs `exchange`.
     func record(_ exchange: HTTPExchange) {
         metrics.record(status: exchange.status, cache: exchange.responseHeaders["X-Cache"])

@@ -89,7 +89,7 @@ public final class Gateway: Sendable {
                     host: address.host, port: address.port, threads: settings.threads,
                     maxConnections: settings.maxConnections, maxConnectionsPerIP: settings.maxConnectionsPerIP,
                     idleTimeout: settings.idleTimeout, headerTimeout: settings.headerTimeout,
-                    exchangeHeaderFields: logger.isEnabled(.info)),
+                    exchangeHeaderFields: logger.isEnabled(.info) ? AccessLog.headerFields : []),
                 handler: { await router.respond(to: $0) },
                 immediateHandler: { router.respondImmediately(to: $0) },
                 onComplete: { accessLog.record($0) })

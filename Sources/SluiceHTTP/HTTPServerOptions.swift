@@ -30,10 +30,11 @@ public struct HTTPServerOptions: Sendable, Equatable {
     /// closed with `completed: false` and the handler's task cancelled), and connections waiting for a request
     /// head for a client that went away or a head past ``headerTimeout`` (they are closed).
     public var disconnectCheckInterval: Duration
-    /// Whether the ``HTTPExchange/request`` handed to `onComplete` carries the header fields of a request the
-    /// immediate handler answered. Reading them costs a little on every such answer (a cache hit); turn it off
-    /// when nothing reads them (the access log, when it writes no lines).
-    public var exchangeHeaderFields: Bool
+    /// The header fields the ``HTTPExchange/request`` handed to `onComplete` carries for a request the immediate
+    /// handler answered (each by its first value): reading them costs every such answer (a cache hit), so only
+    /// those something reads (the access log's `Range`), none when nothing does. Requests that reach the async
+    /// handler carry all of theirs.
+    public var exchangeHeaderFields: [String]
 
     /// Creates options; every parameter has a production default.
     public init(
@@ -41,7 +42,7 @@ public struct HTTPServerOptions: Sendable, Equatable {
         maxConnectionsPerIP: Int = 0, idleTimeout: Duration = .seconds(60), headerTimeout: Duration = .seconds(10),
         maxRequestBodyBytes: Int = 1 << 20,
         connectionMemoryBytes: Int = 16 << 10, disconnectCheckInterval: Duration = .seconds(1),
-        exchangeHeaderFields: Bool = true
+        exchangeHeaderFields: [String] = []
     ) {
         self.host = host
         self.port = port

@@ -270,7 +270,8 @@ final class RequestContext: Sendable {
             response.discard()
             return .NO
         }
-        let headers = !fieldsRead && core.options.exchangeHeaderFields ? RequestHeaders.collect(from: connection) : nil
+        let fields = core.options.exchangeHeaderFields
+        let headers = !fieldsRead && !fields.isEmpty ? RequestHeaders.collect(fields, from: connection) : nil
         let status = (200...599).contains(response.status) ? response.status : 500
         guard let prepared = response.prepare(gate: gate, closeConnection: core.isDraining) else {
             // The body is discarded: completion must not discard it again.

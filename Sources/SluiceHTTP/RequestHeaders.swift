@@ -12,6 +12,15 @@ enum RequestHeaders {
         return headers
     }
 
+    /// The first value of each of the fields `names` the request on `connection` has.
+    static func collect(_ names: [String], from connection: OpaquePointer) -> HTTPHeaders {
+        var headers = HTTPHeaders(capacity: names.count)
+        for name in names {
+            if let value = value(of: name, on: connection) { headers.add(name, value) }
+        }
+        return headers
+    }
+
     /// The first value of the field `name` (case-insensitive) of the request on `connection`, if present.
     static func value(of name: String, on connection: OpaquePointer) -> String? {
         // Explicit withCString: the implicit String-to-pointer conversion copies the string to the heap.
