@@ -9,7 +9,11 @@ import Synchronization
 /// "A cold miss, file by file").
 ///
 /// One fill fetches one run of missing chunks of one asset version; every reader needing those bytes attaches to
-/// it from its own offset and is woken as bytes arrive, not at chunk end. A fill runs at most `readahead` ahead
+/// it from its own offset and is woken as bytes arrive, not at chunk end. A reader's first fill asks for what it
+/// asked for, rounded to whole chunks, and a reader of an open range (`bytes=N-`, what players send) first gets one
+/// chunk: a probe that reads 64 KiB and leaves costs one chunk upstream, not a readahead. Each time a reader has
+/// read half of its fill, a follow-on fill twice as long is started from its end, up to `readahead`, so a reader
+/// that keeps reading sequentially is soon served from long requests ahead of it. A fill runs at most `readahead` ahead
 /// of its furthest reader, finishes its current chunk and stops when its readers are gone, resumes a broken body
 /// from the last byte (with `If-Range`, bounded retries and backoff), and fills sequentially from byte 0 when the
 /// upstream ignores Range.
@@ -38,6 +42,8 @@ final class FillCoordinator: Sendable {
         var failed: [ReaderID: UpstreamError] = [:]
         /// Assets whose upstream object changed under a fill: their content info must be fetched again.
         var changed: Set<AssetID> = []
+        /// The length of the last fill made for each reader, which its next one doubles.
+        var windows: [ReaderID: Int64] = [:]
 
         func fillID(covering p: Int64, for context: ReaderContext) -> Int? {
             fills.values.first { fill in
@@ -115,7 +121,7 @@ final class FillCoordinator: Sendable {
                 return attach(reader, context, at: p, to: id, into: out, in: &state, actions: &actions)
             }
             guard !present.contains(chunk) else { return .store }
-            let id = create(context, from: chunk, present: present, in: &state)
+            let id = create(for: reader, context, at: p, present: present, in: &state)
             state.fills[id]?.interest[reader] = p
             actions.append(.launch(fill: id))
             return .pending
@@ -141,6 +147,7 @@ final class FillCoordinator: Sendable {
         var actions: [Action] = []
         state.withLock { state in
             state.failed[reader] = nil
+            state.windows[reader] = nil
             for id in Array(state.fills.keys) {
                 guard state.fills[id]!.interest[reader] != nil else { continue }
                 state.fills[id]!.interest[reader] = nil
@@ -291,17 +298,17 @@ final class FillCoordinator: Sendable {
         var fill = state.fills[id]!
         defer { state.fills[id] = fill }
         fill.want(context, chunkSize: settings.chunkSize)
+        // Half the fill read: the reader reads on, so the next run is asked for before it gets there.
+        if !fill.successorStarted, fill.end < context.rangeEnd, 2 * (p - fill.origin) >= fill.end - fill.origin {
+            fill.successorStarted = true
+            actions.append(.successor(reader, context, at: fill.end))
+        }
         if p < fill.position {
             let n = fill.copy(at: p, into: out)
             fill.interest[reader] = p + Int64(n)
             return .bytes(n)
         }
         fill.interest[reader] = p
-        let horizon = min(context.rangeEnd + settings.readahead, fill.info.length)
-        if !fill.successorStarted, fill.end < horizon, fill.end - p <= settings.readahead {
-            fill.successorStarted = true
-            actions.append(.successor(reader, context, at: fill.end))
-        }
         state.fills[id] = fill
         resumeIfWanted(id, in: &state, actions: &actions)
         fill = state.fills[id]!
@@ -334,14 +341,17 @@ final class FillCoordinator: Sendable {
         actions.append(.resume(fetch))
     }
 
-    /// Creates a fill from `chunk` up to the fill limit, the next present chunk or the next fill, whichever is
-    /// first, bounded by the readahead horizon of the reader that asked.
-    private func create(_ context: ReaderContext, from chunk: Int64, present: ChunkSet, in state: inout State) -> Int {
+    /// Creates a fill for `reader`, which reads from `offset`: from the chunk holding it, as long as
+    /// ``window(for:_:from:in:)`` says, cut at the next present chunk or the next fill.
+    private func create(
+        for reader: ReaderID, _ context: ReaderContext, at offset: Int64, present: ChunkSet, in state: inout State
+    ) -> Int {
         let length = context.info.length
+        let chunk = offset / settings.chunkSize
         let start = chunk * settings.chunkSize
-        var end = min(start + max(settings.fillLimit, settings.readahead), length)
-        let horizon = min(context.rangeEnd + settings.readahead, length)
-        end = min(end, (horizon + settings.chunkSize - 1) / settings.chunkSize * settings.chunkSize)
+        let window = window(for: reader, context, from: start, in: state)
+        state.windows[reader] = window
+        var end = min(start + window, length)
         for run in present.runs where run.lowerBound > chunk {
             end = min(end, run.lowerBound * settings.chunkSize)
         }
@@ -353,11 +363,21 @@ final class FillCoordinator: Sendable {
         let id = state.nextID
         var fill = FillState(
             id: id, asset: context.asset, info: context.info, upstream: context.upstream,
-            start: start, end: end, bufferStart: start)
+            start: start, end: end, bufferStart: start, origin: offset)
         // A follow-on fill started for readahead may still hold bytes its reader asked for.
         fill.want(context, chunkSize: settings.chunkSize)
         state.fills[id] = fill
         return id
+    }
+
+    /// How much a new fill for `reader` from `start` asks for: a bounded range whole (up to the fill limit); an
+    /// open one a chunk at first, then twice the reader's last fill, up to the readahead.
+    private func window(for reader: ReaderID, _ context: ReaderContext, from start: Int64, in state: State) -> Int64 {
+        let chunk = settings.chunkSize
+        let asked = (context.rangeEnd - start + chunk - 1) / chunk * chunk
+        guard context.rangeEnd >= context.info.length else { return max(chunk, min(asked, settings.fillLimit)) }
+        let grown = state.windows[reader].map { 2 * $0 } ?? chunk
+        return max(chunk, min(grown, settings.readahead, asked))
     }
 
     /// A reader left fill `id`: a fill nobody needs stops at its chunk boundary (or now, between chunks).
@@ -461,7 +481,7 @@ final class FillCoordinator: Sendable {
         guard !present.contains(chunk) else { return }
         let id = state.withLock { state -> Int? in
             guard state.fillID(covering: offset, for: context) == nil else { return nil }
-            let id = create(context, from: chunk, present: present, in: &state)
+            let id = create(for: reader, context, at: offset, present: present, in: &state)
             state.fills[id]?.interest[reader] = offset
             return id
         }

@@ -118,14 +118,14 @@ struct FillCoordinatorTests {
     @Test("a broken body resumes from the last byte with If-Range")
     func resume() async throws {
         let harness = try CoordinatorHarness()
-        let upstream = ScriptedUpstream(data: data, faults: .init(breakFirstAfter: 100_000))
+        let upstream = ScriptedUpstream(data: data, faults: .init(breakFirstAfter: 40_000))
         try harness.record(upstream)
         let whole = ByteRange(first: 0, last: Int64(data.count) - 1)
         #expect(await harness.drain(harness.body(upstream, whole), length: whole.count) == data)
-        let requests = upstream.requests
-        #expect(requests.count >= 2)
-        #expect(requests[1].range?.first == 100_000)
-        #expect(requests[1].ifRange == "\"v1\"")
+        // The reader was past half the first fill when it broke, so the follow-on fill may have been asked for first.
+        let resumed = upstream.requests.filter { $0.range?.first == 40_000 }
+        #expect(resumed.map(\.range) == [ByteRange(first: 40_000, last: 65_535)])
+        #expect(resumed.first?.ifRange == "\"v1\"")
     }
 
     @Test("a reader of one version never gets bytes of another")
@@ -161,14 +161,14 @@ struct FillCoordinatorTests {
         ChunkSet(0..<(completed == total ? total : completed / run * run))
     }
 
-    /// A store laid out for huge pages, a paced upstream with a 4-chunk object (seeded with `seed`) and a body
-    /// reading all of it.
+    /// A store laid out for huge pages, a paced upstream with a 5-chunk object (seeded with `seed`) and a body
+    /// reading its first 4 chunks (a bounded range: its fill asks for all of them at once).
     private static func folioFill(seed: UInt64) throws -> (CoordinatorHarness, PacedUpstream, CachedBody) {
         let harness = try CoordinatorHarness(chunkSize: folioChunk, hugePages: true)
         try #require(
             harness.store.chunksPerFolio >= 2, "1 MiB chunks fill this machine's largest folio one by one: none is held"
         )
-        let upstream = PacedUpstream(ScriptedUpstream(data: SeededGenerator.bytes(Int(4 * folioChunk), seed: seed)))
+        let upstream = PacedUpstream(ScriptedUpstream(data: SeededGenerator.bytes(Int(5 * folioChunk), seed: seed)))
         try harness.record(upstream.scripted)
         return (harness, upstream, harness.body(upstream, ByteRange(first: 0, last: 4 * folioChunk - 1)))
     }
@@ -178,7 +178,7 @@ struct FillCoordinatorTests {
         let chunk = Self.folioChunk
         let (harness, upstream, body) = try Self.folioFill(seed: 3)
         let run = harness.store.chunksPerFolio
-        let data = upstream.scripted.data
+        let data = Array(upstream.scripted.data[..<Int(4 * chunk)])
         let whole = ByteRange(first: 0, last: 4 * chunk - 1)
 
         // The reader asks for byte 0 and reads no further: the fill runs a chunk ahead of it and pauses there.
