@@ -130,7 +130,9 @@ extension ConfigReader {
             return readCloudDrive(object, at: key).map(UpstreamSource.onedrive)
         case .dropbox:
             return readDropbox(object, at: key).map(UpstreamSource.dropbox)
-        case .googleDrive, .yandexDisk, .box:
+        case .googleDrive:
+            return readGoogleDrive(object, at: key).map(UpstreamSource.googleDrive)
+        case .yandexDisk, .box:
             fail(Self.key(key, "kind"), "\"\(kind.rawValue)\" is not supported yet")
             return nil
         }

@@ -62,6 +62,8 @@ public enum UpstreamSource: Sendable {
     case onedrive(CloudDriveConfig)
     /// A Dropbox account through the Dropbox API v2.
     case dropbox(DropboxConfig)
+    /// A Google Drive (My Drive or a shared drive) through the Drive API v3.
+    case googleDrive(GoogleDriveConfig)
 
     /// The kind.
     public var kind: UpstreamKind {
@@ -72,6 +74,7 @@ public enum UpstreamSource: Sendable {
         case .s3: .s3
         case .onedrive: .onedrive
         case .dropbox: .dropbox
+        case .googleDrive: .googleDrive
         }
     }
 
@@ -82,6 +85,7 @@ public enum UpstreamSource: Sendable {
         case .directory: "none"
         case .s3(let store): store.credentials == nil ? "none" : "sigv4"
         case .onedrive, .dropbox: "oauth2"
+        case .googleDrive(let drive): drive.auth.typeName
         }
     }
 }

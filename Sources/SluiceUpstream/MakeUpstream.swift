@@ -1,6 +1,7 @@
 import SluiceCore
 
-/// Builds the adapter for `config`. `webdav`, `http`, `s3`, `onedrive` and `dropbox` send their requests through `client`;
+/// Builds the adapter for `config`. `webdav`, `http`, `s3`, `onedrive`, `dropbox` and `google-drive`
+/// send their requests through `client`;
 /// `directory` reads the local disk; `logger` hears of token refreshes that fail. Throws ``UpstreamSetupError`` for
 /// an unusable configuration.
 public func makeUpstream(_ config: UpstreamConfig, client: CurlClient, logger: Logger? = nil)
@@ -12,6 +13,8 @@ public func makeUpstream(_ config: UpstreamConfig, client: CurlClient, logger: L
     case .s3(let store): try S3Upstream(name: config.name, store: store, client: client)
     case .onedrive(let drive): try OneDriveUpstream(name: config.name, drive: drive, client: client, logger: logger)
     case .dropbox(let dropbox): try DropboxUpstream(name: config.name, config: dropbox, client: client, logger: logger)
+    case .googleDrive(let drive):
+        try GoogleDriveUpstream(name: config.name, config: drive, client: client, logger: logger)
     case .directory(let folder): try DirectoryUpstream(name: config.name, folder: folder)
     }
 }
