@@ -47,6 +47,7 @@ API host (P1; www.googleapis.com and oauth2.googleapis.com in one; the content p
 
 Control (both hosts; never counted; JSON bodies) — cloud_emulator.py's, and:
 
+    POST /_id {"path": REL}                       -> {"id"}: the ID the emulator gives that path
     POST /_resource-key {"path": REL, "key": K}   the file is link-shared: calls about it must send
                                                   X-Goog-Drive-Resource-Keys: ID/K, else 404 (stats resourceKeyRefusals)
     POST /_abusive {"path": REL}                  alt=media needs acknowledgeAbuse=true (stats abuseRefusals)
@@ -509,7 +510,7 @@ class Handler(CloudHandler):
         return True
 
     def control(self, path, body):
-        if self.command == "POST" and path in ("/_resource-key", "/_abusive", "/_quota"):
+        if self.command == "POST" and path in ("/_id", "/_resource-key", "/_abusive", "/_quota"):
             try:
                 data = json.loads(body) if body.strip() else {}
             except ValueError:
@@ -517,7 +518,9 @@ class Handler(CloudHandler):
                 return True
             emu = self.emu
             with emu.lock:
-                if path == "/_resource-key":
+                if path == "/_id":
+                    self.answer(200, {"id": emu.item_id(data["path"])})
+                elif path == "/_resource-key":
                     emu.resource_keys[data["path"]] = data["key"]
                     self.answer(200, {"id": emu.item_id(data["path"])})
                 elif path == "/_abusive":

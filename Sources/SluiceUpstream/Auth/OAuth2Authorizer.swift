@@ -142,7 +142,8 @@ final class OAuth2Authorizer: Authorizer, Sendable {
                         return driver.lifecycle.stored(token)
                     })
             } catch {
-                logger?.error("cannot save the rotated OAuth2 token", ["file": file?.path ?? "", "error": error.description])
+                logger?.error(
+                    "cannot save the rotated OAuth2 token", ["file": file?.path ?? "", "error": error.description])
                 perform(driver.withLock { $0.lifecycle.storeFailed(error.description) })
             }
         case .release(let token):

@@ -26,7 +26,8 @@ struct ServiceAccountTokenEndpoint: TokenEndpoint {
         do throws(CryptoError) {
             jwt = try assertion.jwt(issuedAt: issuedAt, signer: signer)
         } catch {
-            return .failure(.unavailable(.credentialsUnavailable("the service account's assertion could not be signed")))
+            return .failure(
+                .unavailable(.credentialsUnavailable("the service account's assertion could not be signed")))
         }
         let request = CurlRequest(
             method: "POST", url: assertion.audience,

@@ -17,7 +17,8 @@ enum GoogleDriveError {
     /// A file Drive will not serve without `acknowledgeAbuse=true`.
     static let abusiveFile = UpstreamError.refused(
         "Google Drive flags the file as malware or spam (cannotDownloadAbusiveFile); only an upstream with "
-            + "\"acknowledgeAbuse\": true, signed in as the file's owner or a manager of its shared drive, downloads it")
+            + "\"acknowledgeAbuse\": true, signed in as the file's owner or a manager of its shared drive, downloads it"
+    )
 
     /// The error for an answer that is not a success.
     static func upstreamError(for head: CurlResponseHead, body: [UInt8]) -> UpstreamError {

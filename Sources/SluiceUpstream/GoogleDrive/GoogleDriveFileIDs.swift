@@ -28,7 +28,9 @@ final class GoogleDriveFileIDs: Sendable {
     /// `path`'s ID led nowhere (the file, or a folder on its way, was deleted or replaced): it is walked again
     /// from the top next time.
     func forget(_ path: AssetPath) {
-        let prefixes = (1...path.segments.count).compactMap { try? AssetPath(segments: Array(path.segments.prefix($0))) }
+        let prefixes = (1...path.segments.count).compactMap {
+            try? AssetPath(segments: Array(path.segments.prefix($0)))
+        }
         entries.withLock { entries in
             for prefix in prefixes { entries[prefix] = nil }
         }

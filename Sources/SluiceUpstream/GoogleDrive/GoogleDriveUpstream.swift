@@ -34,7 +34,8 @@ struct GoogleDriveUpstream: Upstream {
                 name, drive: drive, tokenURL: OAuth2Endpoints.googleToken, scope: Self.defaultScope, client: client,
                 logger: logger)
         case .serviceAccount(let account):
-            authorizer = try Self.serviceAccount(name, account, requests: config.requests, client: client, logger: logger)
+            authorizer = try Self.serviceAccount(
+                name, account, requests: config.requests, client: client, logger: logger)
         }
         // Downloads come from the API host: no other host is ever contacted, and a redirect is refused.
         let origin = try HTTPOrigin(
