@@ -73,9 +73,7 @@ extension ConfigReader {
         let clientSecret = secret(object, "clientSecret", at: key, required: false)
         var tokenURL: String?
         if let text = string(object, "tokenURL", at: key) {
-            if let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil,
-                url.user == nil, url.password == nil
-            {
+            if Self.isTokenURL(text) {
                 tokenURL = text
             } else {
                 fail(Self.key(key, "tokenURL"), "expected an absolute http:// or https:// URL without credentials")
@@ -112,5 +110,12 @@ extension ConfigReader {
             return nil
         }
         return name
+    }
+
+    /// Whether `text` can be a token endpoint: an absolute http(s) URL without credentials.
+    static func isTokenURL(_ text: String) -> Bool {
+        guard let url = URL(string: text) else { return false }
+        return ["http", "https"].contains(url.scheme?.lowercased() ?? "") && url.host != nil && url.user == nil
+            && url.password == nil
     }
 }

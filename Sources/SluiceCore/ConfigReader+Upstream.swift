@@ -132,7 +132,9 @@ extension ConfigReader {
             return readDropbox(object, at: key).map(UpstreamSource.dropbox)
         case .yandexDisk:
             return readYandexDisk(object, at: key).map(UpstreamSource.yandexDisk)
-        case .googleDrive, .box:
+        case .googleDrive:
+            return readGoogleDrive(object, at: key).map(UpstreamSource.googleDrive)
+        case .box:
             fail(Self.key(key, "kind"), "\"\(kind.rawValue)\" is not supported yet")
             return nil
         }

@@ -19,6 +19,11 @@ extension Problem {
         Problem(slug: "method-not-allowed", title: "Method not allowed", status: 405, detail: detail)
     }
 
+    /// 415: the object exists but is in a form the gateway cannot stream (a Google Docs editors file).
+    public static func unsupportedMediaType(_ detail: String) -> Problem {
+        Problem(slug: "unsupported-media-type", title: "Unsupported media type", status: 415, detail: detail)
+    }
+
     /// 500: a fault in the gateway itself.
     public static func internalError(_ detail: String) -> Problem {
         Problem(slug: "internal-error", title: "Internal error", status: 500, detail: detail)

@@ -64,6 +64,8 @@ public enum UpstreamSource: Sendable {
     case dropbox(DropboxConfig)
     /// A Yandex.Disk through its REST API.
     case yandexDisk(YandexDiskConfig)
+    /// A Google Drive (My Drive or a shared drive) through the Drive API v3.
+    case googleDrive(GoogleDriveConfig)
 
     /// The kind.
     public var kind: UpstreamKind {
@@ -75,6 +77,7 @@ public enum UpstreamSource: Sendable {
         case .onedrive: .onedrive
         case .dropbox: .dropbox
         case .yandexDisk: .yandexDisk
+        case .googleDrive: .googleDrive
         }
     }
 
@@ -85,6 +88,7 @@ public enum UpstreamSource: Sendable {
         case .directory: "none"
         case .s3(let store): store.credentials == nil ? "none" : "sigv4"
         case .onedrive, .dropbox, .yandexDisk: "oauth2"
+        case .googleDrive(let drive): drive.auth.typeName
         }
     }
 }

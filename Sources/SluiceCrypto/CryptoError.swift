@@ -7,6 +7,8 @@ public enum CryptoError: Error, Equatable, Sendable {
     /// The AEAD tag did not verify: the record was altered, truncated, or sealed under another key or
     /// associated data.
     case authenticationFailed
+    /// A private key that is not an RSA key where RSA is needed.
+    case notAnRSAKey
     /// An OpenSSL call failed; `function` names it.
     case openSSL(function: String)
 }

@@ -147,7 +147,7 @@ extension UpstreamError {
     /// The upstream could not be reached or answered with a server error: says nothing about the object.
     var isUnreachable: Bool {
         switch self {
-        case .timeout, .connectTimeout, .transport, .busy: true
+        case .timeout, .connectTimeout, .transport, .busy, .quotaExceeded: true
         case .badStatus(let status): status >= 500
         default: false
         }

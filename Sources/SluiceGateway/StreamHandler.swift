@@ -79,7 +79,7 @@ final class StreamHandler: Sendable {
                             "reason": refusal.reason.rawValue,
                         ])
                 }
-                return error.problem.response
+                return error.response
             }
         }
     }

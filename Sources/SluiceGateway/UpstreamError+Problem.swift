@@ -13,6 +13,10 @@ extension UpstreamError {
         case .timeout: .gatewayTimeout("the upstream did not answer in time")
         case .transport(_, let message): .badGateway("could not reach the upstream: \(message)")
         case .busy(let status, _): .badGateway("the upstream is busy or limiting requests (\(status)); retry later")
+        case .quotaExceeded(let wait):
+            .unavailable("the upstream's rate or download quota is used up; retry in \(wait.components.seconds) s")
+        case .unsupportedFormat(let what): .unsupportedMediaType(what)
+        case .refused(let why): .badGateway(why)
         case .badStatus(let status): .badGateway("the upstream answered \(status)")
         case .protocolViolation(let what): .badGateway("the upstream answered incorrectly: \(what)")
         // Where the redirect led stays in the log: the client learns nothing about the upstream's network.
@@ -22,6 +26,13 @@ extension UpstreamError {
         case .rangeNotSatisfiable: .badGateway("the upstream refused a range inside the object")
         case .cancelled: .unavailable("the request was cancelled")
         }
+    }
+}
+
+extension UpstreamError {
+    /// How long the client is told to wait (`Retry-After`) when the upstream said so and the wait is the client's.
+    var retryAfter: Duration? {
+        if case .quotaExceeded(let wait) = self { wait } else { nil }
     }
 }
 
@@ -37,6 +48,9 @@ extension UpstreamError {
         case .timeout: "timeout"
         case .transport: "transport"
         case .busy: "busy"
+        case .quotaExceeded: "quota_exceeded"
+        case .unsupportedFormat: "unsupported_format"
+        case .refused: "refused"
         case .badStatus: "bad_status"
         case .protocolViolation: "protocol_violation"
         case .redirectRefused: "redirect_refused"

@@ -128,16 +128,20 @@ struct HTTPOrigin: Sendable {
     }
 
     /// GET of `url` (under the base URL), as ``fetch(_:range:ifRange:into:)``, with `headers` (`Name: value` lines
-    /// a provider's download call takes, such as Dropbox's `Dropbox-API-Arg`) besides `Range` and `If-Range`.
-    func fetch(url: String, range: ByteRange?, ifRange: String?, headers: [String] = [], into sink: any FetchSink)
-        -> FetchHandle
-    {
-        fetch(url: url, range: range, ifRange: ifRange, headers: headers, authorizer: authorizer, into: sink)
+    /// a provider's download call takes, such as Dropbox's `Dropbox-API-Arg`) besides `Range` and `If-Range`; an
+    /// error answer's body is read for `explain` when one is given.
+    func fetch(
+        url: String, range: ByteRange?, ifRange: String?, headers: [String] = [],
+        explain: FetchTransferDelegate.Explain? = nil, into sink: any FetchSink
+    ) -> FetchHandle {
+        fetch(
+            url: url, range: range, ifRange: ifRange, headers: headers, authorizer: authorizer, explain: explain,
+            into: sink)
     }
 
     private func fetch(
         url: String, range: ByteRange?, ifRange: String?, headers extra: [String] = [], authorizer: any Authorizer,
-        into sink: any FetchSink
+        explain: FetchTransferDelegate.Explain? = nil, into sink: any FetchSink
     ) -> FetchHandle {
         var headers = extra
         var condition: IfRangeCondition?
@@ -153,7 +157,7 @@ struct HTTPOrigin: Sendable {
             attempt.credentials = credentials
             if let url = credentials.url { attempt.url = url.value }
             let transfer = CurlTransfer(
-                request: attempt, delegate: FetchTransferDelegate(sink: sink, validation: validation))
+                request: attempt, delegate: FetchTransferDelegate(sink: sink, validation: validation, explain: explain))
             return AuthorizedFetch.Attempt(
                 handle: CurlFetchHandle(inbox: client.inbox, transfer: transfer), start: { client.start(transfer) })
         }

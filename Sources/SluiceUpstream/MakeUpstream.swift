@@ -1,6 +1,7 @@
 import SluiceCore
 
-/// Builds the adapter for `config`. `webdav`, `http`, `s3`, `onedrive`, `dropbox` and `yandex-disk` send their requests through `client`;
+/// Builds the adapter for `config`. `webdav`, `http`, `s3` and the cloud drive kinds send their requests through
+/// `client`;
 /// `directory` reads the local disk; `logger` hears of token refreshes that fail. Throws ``UpstreamSetupError`` for
 /// an unusable configuration.
 public func makeUpstream(_ config: UpstreamConfig, client: CurlClient, logger: Logger? = nil)
@@ -14,6 +15,8 @@ public func makeUpstream(_ config: UpstreamConfig, client: CurlClient, logger: L
     case .dropbox(let dropbox): try DropboxUpstream(name: config.name, config: dropbox, client: client, logger: logger)
     case .yandexDisk(let disk):
         try YandexDiskUpstream(name: config.name, config: disk, client: client, logger: logger)
+    case .googleDrive(let drive):
+        try GoogleDriveUpstream(name: config.name, config: drive, client: client, logger: logger)
     case .directory(let folder): try DirectoryUpstream(name: config.name, folder: folder)
     }
 }

@@ -16,8 +16,17 @@ public enum UpstreamError: Error, Equatable, Sendable {
     /// Could not connect or the connection broke (libcurl code and message). Maps to 502.
     case transport(code: Int, message: String)
     /// The upstream is rate-limiting or busy (429, 503), and said when to come back if it did (`Retry-After`): worth
-    /// asking again. Maps to 503.
+    /// asking again, which fills do. Maps to 502.
     case busy(status: Int, retryAfter: Duration?)
+    /// The upstream's quota for the account or the file is used up (Google Drive's rate and download limits), and
+    /// stayed so through the backoff: the client should come back after `retryAfter`. Maps to 503 with `Retry-After`.
+    case quotaExceeded(retryAfter: Duration)
+    /// The object exists but has no bytes the gateway can serve (a Google Docs editors file, which only exports); the
+    /// text names what it is. Maps to 415.
+    case unsupportedFormat(String)
+    /// The upstream will not serve the object, for the reason given, whatever the request (a file Google Drive flags
+    /// as malware); asking again does not help. Maps to 502.
+    case refused(String)
     /// The upstream answered with an unexpected status. Maps to 502.
     case badStatus(Int)
     /// The response was malformed: wrong Content-Range, short body, missing length, unparsable PROPFIND. Maps to 502.

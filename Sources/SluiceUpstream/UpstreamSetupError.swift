@@ -12,4 +12,6 @@ public enum UpstreamSetupError: Error, Equatable, Sendable {
     case badHeader(upstream: String, name: String)
     /// An OAuth2 token file that cannot be read or written (the reason names the file, never its contents).
     case tokenFile(upstream: String, reason: String)
+    /// A service account key file whose private key cannot sign (the reason names the file, never its contents).
+    case serviceAccountKey(upstream: String, reason: String)
 }

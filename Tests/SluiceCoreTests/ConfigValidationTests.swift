@@ -132,10 +132,6 @@ struct ConfigValidationTests {
                 #"upstreams.x.kind: unknown kind "ftp" (expected one of webdav, http, directory, s3, google-drive, dropbox, onedrive, yandex-disk, box)"#
             ]
         ),
-        (
-            #"{"upstreams": {"g": {"kind": "google-drive"}}}"#,
-            [#"upstreams.g.kind: "google-drive" is not supported yet"#]
-        ),
         // S3 upstreams.
         (s3Upstream(), []),
         (s3Upstream(#""auth": {"type": "none"}"#), []),

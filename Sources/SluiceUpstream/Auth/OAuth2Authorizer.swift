@@ -16,7 +16,7 @@ final class OAuth2Authorizer: Authorizer, Sendable {
     }
 
     private let endpoint: any TokenEndpoint
-    private let file: TokenFile
+    private let file: TokenFile?
     private let extraHeaders: [Secret]
     private let scheme: String
     private let logger: Logger?
@@ -24,9 +24,10 @@ final class OAuth2Authorizer: Authorizer, Sendable {
     private let driver: Mutex<Driver>
 
     /// An authorizer starting from `token` (read from `file`), sending it as `Authorization: scheme TOKEN` with
-    /// `extraHeaders` (static headers) on each attempt.
+    /// `extraHeaders` (static headers) on each attempt. Without a file (a service account, which mints its tokens
+    /// from a key) renewed tokens live in memory only.
     init(
-        upstream: String, token: OAuth2Token, endpoint: any TokenEndpoint, file: TokenFile, scheme: String = "Bearer",
+        upstream: String, token: OAuth2Token, endpoint: any TokenEndpoint, file: TokenFile?, scheme: String = "Bearer",
         extraHeaders: [Secret] = [], margin: TimeInterval = 60, firstRetry: Duration = .milliseconds(500),
         logger: Logger? = nil,
         now: @escaping @Sendable () -> Date = { Date() }
@@ -134,14 +135,15 @@ final class OAuth2Authorizer: Authorizer, Sendable {
         switch action {
         case .store(let token):
             do throws(TokenFile.Failure) {
-                try file.write(token)
+                try file?.write(token)
                 perform(
                     driver.withLock { driver in
                         driver.refreshes += 1
                         return driver.lifecycle.stored(token)
                     })
             } catch {
-                logger?.error("cannot save the rotated OAuth2 token", ["file": file.path, "error": error.description])
+                logger?.error(
+                    "cannot save the rotated OAuth2 token", ["file": file?.path ?? "", "error": error.description])
                 perform(driver.withLock { $0.lifecycle.storeFailed(error.description) })
             }
         case .release(let token):

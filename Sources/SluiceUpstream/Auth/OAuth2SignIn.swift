@@ -46,10 +46,20 @@ public struct OAuth2SignIn: Sendable {
             requests = disk.drive.requests
             endpoints = .yandex(tokenURL: oauth.tokenURL)
             scope = oauth.scope ?? YandexDiskUpstream.defaultScope
+        case .googleDrive(let drive):
+            guard case .oauth2(let googleOAuth) = drive.auth else {
+                throw OAuth2SignInError(
+                    "upstream \(config.name) signs in as a service account with its key file: no sign-in is needed, "
+                        + "the gateway gets its own tokens")
+            }
+            oauth = googleOAuth
+            requests = drive.requests
+            endpoints = .google(tokenURL: oauth.tokenURL)
+            scope = oauth.scope ?? GoogleDriveUpstream.defaultScope
         case .webdav, .http, .directory, .s3:
             throw OAuth2SignInError(
                 "upstream \(config.name) does not sign in with OAuth2 (kind \(config.kind.rawValue), auth "
-                    + "\(config.source.authType)); only cloud drive kinds (onedrive, dropbox, yandex-disk) do")
+                    + "\(config.source.authType)); only cloud drive kinds (onedrive, dropbox, yandex-disk, google-drive) do")
         }
         file = TokenFile(path: oauth.tokenFile)
         do throws(TokenFile.Failure) {
