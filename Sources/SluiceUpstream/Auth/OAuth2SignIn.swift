@@ -59,7 +59,8 @@ public struct OAuth2SignIn: Sendable {
         case .webdav, .http, .directory, .s3:
             throw OAuth2SignInError(
                 "upstream \(config.name) does not sign in with OAuth2 (kind \(config.kind.rawValue), auth "
-                    + "\(config.source.authType)); only cloud drive kinds (onedrive, dropbox, yandex-disk, google-drive) do")
+                    + "\(config.source.authType)); only cloud drive kinds (onedrive, dropbox, yandex-disk, google-drive) do"
+            )
         }
         file = TokenFile(path: oauth.tokenFile)
         do throws(TokenFile.Failure) {
