@@ -6,13 +6,15 @@ import Testing
 /// take the node out of rotation, while the streams already running finish byte-exact within `server.shutdownGrace`.
 @Suite struct DrainTests {
     private static let streams = 20
+    private static let length = 2 << 20
 
     @Test func sigtermLetsActiveStreamsFinishWhileReadyzAnswers503() async throws {
         let content = try TemporaryDirectory()
         var files: [[UInt8]] = []
         for index in 0..<Self.streams {
-            // 1 MiB at the slow origin's 256 KiB/s: each stream runs about 4 s, so all are in flight at the signal.
-            files.append(try await RandomData.file("a\(index).bin", in: content, count: 1 << 20))
+            // 2 MiB at the slow origin's 256 KiB/s: each stream runs about 8 s, so all are still in flight when
+            // /readyz first answers 503, even on a loaded machine (seen: 1.2 s after the signal).
+            files.append(try await RandomData.file("a\(index).bin", in: content, count: Self.length))
         }
         let origin = try await Peer.faultOrigin(root: content.path, options: ["--slow-rate", "262144"])
         let adminPort = FreePort.next()
@@ -36,12 +38,12 @@ import Testing
 
             let signalled = ContinuousClock.now
             gateway.process.send(SIGTERM)
-            let unready = await Poll.until(within: .seconds(2), every: .milliseconds(5)) {
+            let unready = await Poll.until(within: .seconds(5), every: .milliseconds(5)) {
                 (try? await TestHTTP.get(readyz).status) == 503
             }
             let untilUnready = ContinuousClock.now - signalled
             #expect(unready, "/readyz did not answer 503 after SIGTERM: \(gateway.log())")
-            let stillRunning = downloads.filter { $0.receivedCount < 1 << 20 }.count
+            let stillRunning = downloads.filter { $0.receivedCount < Self.length }.count
             #expect(stillRunning == Self.streams, "only \(stillRunning) streams were still running at the 503")
             #expect(try await TestHTTP.get("http://127.0.0.1:\(adminPort)/healthz").status == 200)
 
