@@ -17,7 +17,7 @@ JOBS ?= 2
 SWIFT_STRICT := -Xswiftc -warnings-as-errors
 CONFIG ?= examples/sluice.json
 
-.PHONY: deps test-deps build run test lint bench clean
+.PHONY: deps test-deps build run test lint bench clean image-test
 
 deps:
 	scripts/install-deps
@@ -33,10 +33,20 @@ run: build
 
 # The fault origin's own tests first (seconds), then the Swift suites. Swift Testing runs tests
 # concurrently on the cooperative pool (one thread per core); --num-workers bounds XCTest too.
+# Tests/Deploy checks deploy/ and runs the nginx cluster with the built binary (about 25 s); it uses
+# .venv's Python, which has PyYAML through yamllint.
 test: test-deps lint
 	python3 -m unittest discover -s Tests/Fixtures -p 'test_*.py'
 	swift build --build-tests -j $(JOBS) $(SWIFT_STRICT)
+	.venv/bin/python -m unittest discover -s Tests/Deploy -p 'test_*.py'
 	swift test --skip-build --parallel --num-workers $(JOBS)
+
+# Builds deploy/Dockerfile with podman and tests the container (scripts/image-test). Not part of `make test`: on a
+# clean machine it makes its base images first and the release build alone takes minutes. Run it before every change
+# to deploy/.
+image-test:
+	scripts/install-deps --image
+	scripts/image-test
 
 lint:
 	swift format lint --strict --configuration .swift-format -r Sources Tests

@@ -134,13 +134,16 @@ public final class Gateway: Sendable {
     /// The bound port of the admin listener, when `server.adminListen` is set.
     public var adminPort: Int? { adminServer?.port }
 
-    /// Stops accepting, lets in-flight responses finish up to `server.shutdownGrace`, then stops everything.
+    /// Stops accepting, lets in-flight responses finish up to `server.shutdownGrace`, then stops everything. A separate
+    /// admin listener stays up while the public one drains, so probes read `/readyz` 503 (not a refused connection)
+    /// and balancers send no new streams while running ones finish; it then gets what is left of the grace.
     public func shutdown() async {
         ready.set(false)
-        logger.info("shutting down", ["grace.s": String(config.server.shutdownGrace.components.seconds)])
-        async let publicStopped: Void = server.shutdown(grace: config.server.shutdownGrace)
-        async let adminStopped: Void? = adminServer?.shutdown(grace: config.server.shutdownGrace)
-        _ = await (publicStopped, adminStopped)
+        let grace = config.server.shutdownGrace
+        logger.info("shutting down", ["grace.s": String(grace.components.seconds)])
+        let deadline = ContinuousClock.now + grace
+        await server.shutdown(grace: grace)
+        await adminServer?.shutdown(grace: max(.zero, deadline - ContinuousClock.now))
         await client.shutdown()
         store.close()
         logger.info("stopped")
