@@ -130,7 +130,9 @@ extension ConfigReader {
             return readCloudDrive(object, at: key).map(UpstreamSource.onedrive)
         case .dropbox:
             return readDropbox(object, at: key).map(UpstreamSource.dropbox)
-        case .googleDrive, .yandexDisk, .box:
+        case .box:
+            return readBox(object, at: key).map(UpstreamSource.box)
+        case .googleDrive, .yandexDisk:
             fail(Self.key(key, "kind"), "\"\(kind.rawValue)\" is not supported yet")
             return nil
         }

@@ -62,6 +62,8 @@ public enum UpstreamSource: Sendable {
     case onedrive(CloudDriveConfig)
     /// A Dropbox account through the Dropbox API v2.
     case dropbox(DropboxConfig)
+    /// A Box account through the Box Content API 2.0.
+    case box(BoxConfig)
 
     /// The kind.
     public var kind: UpstreamKind {
@@ -72,6 +74,7 @@ public enum UpstreamSource: Sendable {
         case .s3: .s3
         case .onedrive: .onedrive
         case .dropbox: .dropbox
+        case .box: .box
         }
     }
 
@@ -81,7 +84,7 @@ public enum UpstreamSource: Sendable {
         case .webdav(let server), .http(let server): server.auth.typeName
         case .directory: "none"
         case .s3(let store): store.credentials == nil ? "none" : "sigv4"
-        case .onedrive, .dropbox: "oauth2"
+        case .onedrive, .dropbox, .box: "oauth2"
         }
     }
 }

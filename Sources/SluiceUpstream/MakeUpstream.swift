@@ -1,8 +1,8 @@
 import SluiceCore
 
-/// Builds the adapter for `config`. `webdav`, `http`, `s3`, `onedrive` and `dropbox` send their requests through `client`;
-/// `directory` reads the local disk; `logger` hears of token refreshes that fail. Throws ``UpstreamSetupError`` for
-/// an unusable configuration.
+/// Builds the adapter for `config`. `webdav`, `http`, `s3`, `onedrive`, `dropbox` and `box` send their requests
+/// through `client`; `directory` reads the local disk; `logger` hears of token refreshes that fail. Throws
+/// ``UpstreamSetupError`` for an unusable configuration.
 public func makeUpstream(_ config: UpstreamConfig, client: CurlClient, logger: Logger? = nil)
     throws(UpstreamSetupError) -> any Upstream
 {
@@ -12,6 +12,7 @@ public func makeUpstream(_ config: UpstreamConfig, client: CurlClient, logger: L
     case .s3(let store): try S3Upstream(name: config.name, store: store, client: client)
     case .onedrive(let drive): try OneDriveUpstream(name: config.name, drive: drive, client: client, logger: logger)
     case .dropbox(let dropbox): try DropboxUpstream(name: config.name, config: dropbox, client: client, logger: logger)
+    case .box(let box): try BoxUpstream(name: config.name, config: box, client: client, logger: logger)
     case .directory(let folder): try DirectoryUpstream(name: config.name, folder: folder)
     }
 }

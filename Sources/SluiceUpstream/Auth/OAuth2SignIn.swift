@@ -44,10 +44,15 @@ public struct OAuth2SignIn: Sendable {
             requests = dropbox.drive.requests
             endpoints = .dropbox(tokenURL: oauth.tokenURL)
             scope = oauth.scope ?? DropboxUpstream.defaultScope
+        case .box(let box):
+            oauth = box.drive.oauth
+            requests = box.drive.requests
+            endpoints = .box(tokenURL: oauth.tokenURL)
+            scope = oauth.scope ?? BoxUpstream.defaultScope
         case .webdav, .http, .directory, .s3:
             throw OAuth2SignInError(
                 "upstream \(config.name) does not sign in with OAuth2 (kind \(config.kind.rawValue), auth "
-                    + "\(config.source.authType)); only cloud drive kinds (onedrive, dropbox) do")
+                    + "\(config.source.authType)); only cloud drive kinds (onedrive, dropbox, box) do")
         }
         file = TokenFile(path: oauth.tokenFile)
         do throws(TokenFile.Failure) {
