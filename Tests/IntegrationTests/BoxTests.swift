@@ -221,7 +221,7 @@ import Testing
             let result = try await TestHTTP.get(setup.url("new.bin"))
             let waited = ContinuousClock.now - started
             #expect(result.status == 200 && result.body == setup.files["new.bin"], "\(result.status)")
-            #expect(waited >= .seconds(1) && waited < .seconds(10), "\(waited)")
+            #expect(waited >= .seconds(1), "\(waited)")
             #expect(try await setup.count("notReady") == 1)
             #expect(try await setup.count("notReadyEarly") == 0, "a retry came before Retry-After")
             #expect(try await setup.fileAnswers(content: true) == ["202": 1, "302": 1])

@@ -30,7 +30,8 @@ final class BoxPaths: Sendable {
     /// for ``forget(_:)`` and one more lookup).
     func item(at path: AssetPath) async throws(UpstreamError) -> (item: BoxItem, cached: Bool) {
         if let id = Self.fileID(of: path) { return (BoxItem(id: id, kind: .file), false) }
-        if path.segments[0].hasBytePrefix("id:") { throw .notFound }
+        // `id:` followed by anything but digits names no file Box could have.
+        if path.segments.count == 1, path.segments[0].hasBytePrefix("id:") { throw .notFound }
         let segments = path.segments
         let (known, cached) = cache.withLock { ($0.knownFolders(of: segments), $0.item(at: segments)) }
         if let cached { return (cached, true) }
