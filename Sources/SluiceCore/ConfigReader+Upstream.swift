@@ -135,8 +135,7 @@ extension ConfigReader {
         case .googleDrive:
             return readGoogleDrive(object, at: key).map(UpstreamSource.googleDrive)
         case .box:
-            fail(Self.key(key, "kind"), "\"\(kind.rawValue)\" is not supported yet")
-            return nil
+            return readBox(object, at: key).map(UpstreamSource.box)
         }
     }
 

@@ -66,6 +66,8 @@ public enum UpstreamSource: Sendable {
     case yandexDisk(YandexDiskConfig)
     /// A Google Drive (My Drive or a shared drive) through the Drive API v3.
     case googleDrive(GoogleDriveConfig)
+    /// A Box account through the Box Content API 2.0.
+    case box(BoxConfig)
 
     /// The kind.
     public var kind: UpstreamKind {
@@ -78,6 +80,7 @@ public enum UpstreamSource: Sendable {
         case .dropbox: .dropbox
         case .yandexDisk: .yandexDisk
         case .googleDrive: .googleDrive
+        case .box: .box
         }
     }
 
@@ -87,7 +90,7 @@ public enum UpstreamSource: Sendable {
         case .webdav(let server), .http(let server): server.auth.typeName
         case .directory: "none"
         case .s3(let store): store.credentials == nil ? "none" : "sigv4"
-        case .onedrive, .dropbox, .yandexDisk: "oauth2"
+        case .onedrive, .dropbox, .yandexDisk, .box: "oauth2"
         case .googleDrive(let drive): drive.auth.typeName
         }
     }

@@ -17,6 +17,7 @@ public func makeUpstream(_ config: UpstreamConfig, client: CurlClient, logger: L
         try YandexDiskUpstream(name: config.name, config: disk, client: client, logger: logger)
     case .googleDrive(let drive):
         try GoogleDriveUpstream(name: config.name, config: drive, client: client, logger: logger)
+    case .box(let box): try BoxUpstream(name: config.name, config: box, client: client, logger: logger)
     case .directory(let folder): try DirectoryUpstream(name: config.name, folder: folder)
     }
 }

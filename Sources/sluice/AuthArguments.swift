@@ -1,7 +1,7 @@
 import SluiceCore
 
 /// The parsed command line of `sluice auth login UPSTREAM [--config FILE] [--browser | --paste]
-/// [--timeout DURATION]`.
+/// [--timeout DURATION] [--port N]`.
 struct AuthArguments: Equatable {
     /// How the person signing in gets the token pair to this machine.
     enum Flow: Equatable {
@@ -24,6 +24,9 @@ struct AuthArguments: Equatable {
     let flow: Flow
     /// How long the loopback listener waits for the browser, or the prompt for the paste.
     let timeout: Duration
+    /// `--port N`: the loopback redirect's port, for providers that match redirect URIs exactly, port included
+    /// (Box, Dropbox); nil means a random one.
+    let port: Int?
 
     /// Parses `arguments` (after `auth`).
     init(_ arguments: [String]) throws(CommandError) {
@@ -33,12 +36,18 @@ struct AuthArguments: Equatable {
         var configPath: String?
         var flow = Flow.deviceCode
         var timeout: Duration?
+        var port: Int?
         while let argument = rest.popFirst() {
             switch argument {
-            case "--config", "--timeout":
+            case "--config", "--timeout", "--port":
                 guard let value = rest.popFirst() else { throw CommandError(message: "\(argument) needs a value") }
                 if argument == "--config" {
                     configPath = value
+                } else if argument == "--port" {
+                    guard let number = Int(value), (1...65_535).contains(number) else {
+                        throw CommandError(message: "--port needs a port number from 1 to 65535, not \(value)")
+                    }
+                    port = number
                 } else {
                     do {
                         timeout = try DurationParser.parse(value)
@@ -63,9 +72,13 @@ struct AuthArguments: Equatable {
         if timeout != nil, flow == .deviceCode {
             throw CommandError(message: "--timeout goes with --browser or --paste")
         }
+        if port != nil, flow == .deviceCode {
+            throw CommandError(message: "--port goes with --browser or --paste")
+        }
         upstream = operands[0]
         self.configPath = configPath
         self.flow = flow
         self.timeout = timeout ?? Self.defaultTimeout
+        self.port = port
     }
 }

@@ -30,14 +30,14 @@ enum AuthCommand {
             printError("sluice auth login: cannot start libcurl (\(error))")
             return ExitStatus.failure
         }
-        let status = await signIn(upstream, flow: parsed.flow, timeout: parsed.timeout, client: client)
+        let status = await signIn(upstream, parsed, client: client)
         await client.shutdown()
         return status
     }
 
-    private static func signIn(
-        _ upstream: UpstreamConfig, flow: AuthArguments.Flow, timeout: Duration, client: CurlClient
-    ) async -> Int32 {
+    private static func signIn(_ upstream: UpstreamConfig, _ arguments: AuthArguments, client: CurlClient) async
+        -> Int32
+    {
         let signIn: OAuth2SignIn
         do {
             signIn = try OAuth2SignIn(upstream, client: client)
@@ -46,11 +46,11 @@ enum AuthCommand {
             return ExitStatus.badConfig
         }
         do throws(OAuth2SignInError) {
-            switch flow {
+            switch arguments.flow {
             case .browser:
-                try await signInWithBrowser(signIn, timeout: timeout)
+                try await signInWithBrowser(signIn, timeout: arguments.timeout, port: arguments.port)
             case .paste:
-                try await signInWithPaste(signIn, timeout: timeout)
+                try await signInWithPaste(signIn, timeout: arguments.timeout, port: arguments.port)
             case .deviceCode:
                 try await signIn.signInWithDeviceCode { prompt in
                     printError(
@@ -68,13 +68,16 @@ enum AuthCommand {
     }
 
     /// An authorization code with PKCE: the person opens the printed URL in a browser on this machine, and the
-    /// provider sends it back to a loopback listener.
-    private static func signInWithBrowser(_ signIn: OAuth2SignIn, timeout: Duration) async throws(OAuth2SignInError) {
+    /// provider sends it back to a loopback listener on `port` (a free one when nil).
+    private static func signInWithBrowser(_ signIn: OAuth2SignIn, timeout: Duration, port: Int?)
+        async throws(OAuth2SignInError)
+    {
         let listener: LoopbackRedirect
         do {
-            listener = try LoopbackRedirect()
+            listener = try LoopbackRedirect(port: port ?? 0)
         } catch {
-            throw OAuth2SignInError("upstream \(signIn.upstream): cannot listen on 127.0.0.1 (\(error))")
+            let taken = port.map { " (is port \($0) taken? --port chooses another)" } ?? ""
+            throw OAuth2SignInError("upstream \(signIn.upstream): cannot listen on 127.0.0.1 (\(error))\(taken)")
         }
         let request = signIn.authorizationRequest(redirectURI: listener.redirectURI)
         printError(
@@ -92,10 +95,13 @@ enum AuthCommand {
     }
 
     /// An authorization code with PKCE for a machine without a browser: the person opens the printed URL on any
-    /// machine and pastes back the address its browser ended on (see ``PastedRedirect``). `timeout` runs from the
-    /// prompt to the paste; an empty or unusable line asks again within it.
-    private static func signInWithPaste(_ signIn: OAuth2SignIn, timeout: Duration) async throws(OAuth2SignInError) {
-        let request = signIn.authorizationRequest(redirectURI: PastedRedirect.redirectURI())
+    /// machine and pastes back the address its browser ended on (see ``PastedRedirect``), a loopback one on `port`
+    /// when given. `timeout` runs from the prompt to the paste; an empty or unusable line asks again within it.
+    private static func signInWithPaste(_ signIn: OAuth2SignIn, timeout: Duration, port: Int?)
+        async throws(OAuth2SignInError)
+    {
+        let redirectURI = port.map { PastedRedirect.redirectURI(port: $0) } ?? PastedRedirect.redirectURI()
+        let request = signIn.authorizationRequest(redirectURI: redirectURI)
         let again = "Paste the address (or the code) and press Enter:"
         printError(
             "To sign in upstream \(signIn.upstream), open this URL in a browser on any machine:\n\n  \(request.url)\n\n"

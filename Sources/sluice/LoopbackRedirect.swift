@@ -1,20 +1,20 @@
 import SluiceHTTP
 
 /// The loopback listener an authorization code comes back to (RFC 8252 §7.3): an ``HTTPServer`` on 127.0.0.1 on a
-/// port the kernel picks, which hands over the query of the first redirect to `/` and answers the browser with a
+/// port the kernel picks (or a given one, for providers that match the redirect URI's port), which hands over the query of the first redirect to `/` and answers the browser with a
 /// page pointing back to the terminal. Only this machine can reach it; the code alone is useless without the PKCE
 /// verifier.
 final class LoopbackRedirect: Sendable {
     private let server: HTTPServer
     private let redirects: AsyncStream<[String: String]>
 
-    /// Starts listening.
-    init() throws(HTTPServerError) {
+    /// Starts listening on `port` (0: one the kernel picks).
+    init(port: Int = 0) throws(HTTPServerError) {
         let (redirects, continuation) = AsyncStream<[String: String]>.makeStream()
         self.redirects = redirects
         server = HTTPServer(
             options: HTTPServerOptions(
-                host: "127.0.0.1", port: 0, threads: 1, maxConnections: 16, idleTimeout: .seconds(10),
+                host: "127.0.0.1", port: port, threads: 1, maxConnections: 16, idleTimeout: .seconds(10),
                 maxRequestBodyBytes: 1 << 10)
         ) { request in
             let items = request.queryItems

@@ -15,12 +15,14 @@ enum Usage {
                                             chunk size and key as the gateway's (another empties the cache)
                    | --server URL [--token-env VAR]  admin API, token from $SLUICE_ADMIN_TOKEN by default
               ls also takes --limit N
-          sluice auth login UPSTREAM [--config FILE] [--browser | --paste] [--timeout DURATION]
+          sluice auth login UPSTREAM [--config FILE] [--browser | --paste] [--timeout DURATION] [--port N]
                                             sign an OAuth2 upstream in and write its tokenFile: a device
                                             code to enter on any device, or with --browser a URL to open
                                             on this machine (it redirects to 127.0.0.1), or with --paste a
                                             URL to open on any machine, then paste the address its browser
-                                            ended on (or the code) here; --timeout: 5m by default
+                                            ended on (or the code) here; --timeout: 5m by default; --port:
+                                            the redirect's port (random by default; Box and Dropbox need
+                                            the one registered with the app)
           sluice version                    print the version
           sluice --help                     show this text
 

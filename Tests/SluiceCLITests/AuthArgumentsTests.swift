@@ -40,6 +40,12 @@ import Testing
             (["login", "od", "--paste", "--timeout", "soon"], "--timeout needs a duration"),
             (["login", "od", "--config"], "--config needs a value"),
             (["login", "od", "--pasted"], "unknown option --pasted"),
+            (["login", "box", "--port", "8765"], "--port goes with --browser or --paste"),
+            (["login", "box", "--browser", "--port"], "--port needs a value"),
+            (["login", "box", "--browser", "--port", "0"], "--port needs a port number from 1 to 65535, not 0"),
+            (["login", "box", "--paste", "--port", "65536"], "--port needs a port number from 1 to 65535"),
+            (["login", "box", "--browser", "--port", "http"], "--port needs a port number from 1 to 65535"),
+            (["login", "box", "--browser", "--port", "-1"], "--port needs a port number from 1 to 65535"),
         ])
     func refuses(_ arguments: [String], _ message: String) {
         #expect {
@@ -47,5 +53,18 @@ import Testing
         } throws: { error in
             (error as? CommandError)?.message.contains(message) == true
         }
+    }
+
+    @Test(
+        "--port fixes the loopback redirect's port for --browser and --paste; without it the port is random",
+        arguments: [
+            (["login", "box", "--browser"], AuthArguments.Flow.browser, nil),
+            (["login", "box", "--browser", "--port", "8765"], .browser, 8_765),
+            (["login", "--port", "1", "box", "--paste"], .paste, 1),
+            (["login", "box", "--paste", "--port", "65535", "--timeout", "1m"], .paste, 65_535),
+        ] as [([String], AuthArguments.Flow, Int?)])
+    func port(_ arguments: [String], _ flow: AuthArguments.Flow, _ port: Int?) throws {
+        let parsed = try AuthArguments(arguments)
+        #expect(parsed.upstream == "box" && parsed.flow == flow && parsed.port == port)
     }
 }

@@ -3,9 +3,10 @@ import SluiceCore
 extension OAuth2Authorizer {
     /// The authorizer of the cloud drive upstream `name`: the pair in `drive`'s token file (read, and checked
     /// writable, now: a rotated pair that cannot be saved would be lost), renewed at `drive`'s token URL or
-    /// `tokenURL`, with `drive`'s scope or `scope`, and sent as `Authorization: scheme TOKEN`.
+    /// `tokenURL`, with `drive`'s scope or `scope` (none: the refresh names no scope, and keeps the grant's), and
+    /// sent as `Authorization: scheme TOKEN`.
     static func cloudDrive(
-        _ name: String, drive: CloudDriveConfig, tokenURL: String, scope: String, scheme: String = "Bearer",
+        _ name: String, drive: CloudDriveConfig, tokenURL: String, scope: String?, scheme: String = "Bearer",
         client: CurlClient, logger: Logger?
     ) throws(UpstreamSetupError) -> OAuth2Authorizer {
         let oauth = drive.oauth

@@ -56,11 +56,15 @@ public struct OAuth2SignIn: Sendable {
             requests = drive.requests
             endpoints = .google(tokenURL: oauth.tokenURL)
             scope = oauth.scope ?? GoogleDriveUpstream.defaultScope
+        case .box(let box):
+            oauth = box.drive.oauth
+            requests = box.drive.requests
+            endpoints = .box(tokenURL: oauth.tokenURL)
+            scope = oauth.scope ?? BoxUpstream.defaultScope
         case .webdav, .http, .directory, .s3:
             throw OAuth2SignInError(
                 "upstream \(config.name) does not sign in with OAuth2 (kind \(config.kind.rawValue), auth "
-                    + "\(config.source.authType)); only cloud drive kinds (onedrive, dropbox, yandex-disk, google-drive) do"
-            )
+                    + "\(config.source.authType)); only the cloud drive kinds do")
         }
         file = TokenFile(path: oauth.tokenFile)
         do throws(TokenFile.Failure) {
