@@ -68,10 +68,39 @@ public struct Logger: Sendable {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             line = String(decoding: data, as: UTF8.self)
         case .text:
-            let pairs = fields.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quoted($0.value))" }
-            line = ([time, level.rawValue, message] + pairs).joined(separator: " ")
+            line = Self.textLine(time: time, level: level, message: message, fields.sorted { $0.key < $1.key })
         }
         level >= .warning ? urgentOutput(line) : output(line)
+    }
+
+    /// `log(level, message, metadata)` for a line written on every request: `fields` come in key order (keys
+    /// unique), so a text line is written straight from them, with no dictionary to build or sort.
+    public func log(_ level: LogLevel, _ message: String, sortedFields fields: [(key: String, value: String)]) {
+        guard level >= minimum else { return }
+        guard format == .text, base.isEmpty else {
+            return log(level, message, Dictionary(fields) { $1 })
+        }
+        assert(zip(fields, fields.dropFirst()).allSatisfy { $0.key < $1.key }, "fields out of key order")
+        let line = Self.textLine(time: Self.timestamp(), level: level, message: message, fields)
+        level >= .warning ? urgentOutput(line) : output(line)
+    }
+
+    private static func textLine(
+        time: String, level: LogLevel, message: String, _ fields: [(key: String, value: String)]
+    ) -> String {
+        var line = time
+        line.reserveCapacity(64 + fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 2 })
+        line += " "
+        line += level.rawValue
+        line += " "
+        line += message
+        for (key, value) in fields {
+            line += " "
+            line += key
+            line += "="
+            appendQuoted(value, to: &line)
+        }
+        return line
     }
 
     /// Whether lines at `level` are written (callers skip building metadata nobody reads).
@@ -86,14 +115,17 @@ public struct Logger: Sendable {
     /// `log(.error, …)`.
     public func error(_ message: String, _ metadata: [String: String] = [:]) { log(.error, message, metadata) }
 
-    /// `key=value` text: plain values as they are; others quoted, with backslash, quote and every control
+    /// Appends a `key=value` text value: plain values as they are; others quoted, with backslash, quote and every control
     /// character escaped, so no value can break a line or forge a field.
-    private static func quoted(_ value: String) -> String {
+    private static func appendQuoted(_ value: String, to out: inout String) {
         let plain =
             !value.isEmpty
             && value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "=") }
-        guard !plain else { return value }
-        var out = "\""
+        guard !plain else {
+            out += value
+            return
+        }
+        out += "\""
         for scalar in value.unicodeScalars {
             switch scalar {
             case "\\": out += "\\\\"
@@ -106,7 +138,7 @@ public struct Logger: Sendable {
             default: out.unicodeScalars.append(scalar)
             }
         }
-        return out + "\""
+        out += "\""
     }
 
     /// UTC time with milliseconds, `2026-11-30T06:29:35.608Z`, formatted without a locale (one per log line).

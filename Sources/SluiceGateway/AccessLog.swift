@@ -19,30 +19,33 @@ struct AccessLog: Sendable {
         metrics.record(status: exchange.status, cache: exchange.responseHeaders["X-Cache"])
         guard logger.isEnabled(.info) else { return }
         let request = exchange.request
-        var fields: [String: String] = [
-            "request.id": exchange.responseHeaders["X-Request-Id"] ?? "-",
-            "method": request.method,
-            "path": request.path,
-            "status": String(exchange.status),
-            "bytes": String(exchange.bytesSent),
-            "duration.ms": (exchange.finishedAt - exchange.startedAt).milliseconds,
-            "client": request.remoteAddress,
-        ]
-        if !exchange.completed { fields["aborted"] = "true" }
-        if let range = request.headers["Range"] { fields["range"] = String(range.prefix(100)) }
-        if let cache = exchange.responseHeaders["X-Cache"] {
-            fields["cache.status"] = cache
-            // A streamed body knows its split; any other body of a stream response is a hit from the store.
-            let split: (cache: Int64, upstream: Int64) =
-                (exchange.bodySource as? CachedBody)?.delivered
+        let cache = exchange.responseHeaders["X-Cache"]
+        // A streamed body knows its split; any other body of a stream response is a hit from the store.
+        let split: (cache: Int64, upstream: Int64)? = cache.map { cache in
+            (exchange.bodySource as? CachedBody)?.delivered
                 ?? (cache == CacheStatus.hit.rawValue ? (exchange.bytesSent, 0) : (0, exchange.bytesSent))
-            fields["bytes.cache"] = String(split.cache)
-            fields["bytes.upstream"] = String(split.upstream)
         }
-        if let upstream = StreamRoute.upstreamName(fromPath: request.path) { fields["upstream"] = upstream }
+        // In key order, as the logger writes them.
+        var fields: [(key: String, value: String)] = []
+        fields.reserveCapacity(14)
+        if !exchange.completed { fields.append(("aborted", "true")) }
+        fields.append(("bytes", String(exchange.bytesSent)))
+        if let split {
+            fields.append(("bytes.cache", String(split.cache)))
+            fields.append(("bytes.upstream", String(split.upstream)))
+        }
+        if let cache { fields.append(("cache.status", cache)) }
+        fields.append(("client", request.remoteAddress))
+        fields.append(("duration.ms", (exchange.finishedAt - exchange.startedAt).milliseconds))
+        fields.append(("method", request.method))
+        fields.append(("path", request.path))
+        if let range = request.headers["Range"] { fields.append(("range", String(range.prefix(100)))) }
+        fields.append(("request.id", exchange.responseHeaders["X-Request-Id"] ?? "-"))
+        fields.append(("status", String(exchange.status)))
+        if let upstream = StreamRoute.upstreamName(fromPath: request.path) { fields.append(("upstream", upstream)) }
         if let timing = exchange.responseHeaders["Server-Timing"], let dur = timing.split(separator: "=").last {
-            fields["upstream.ms"] = String(dur)
+            fields.append(("upstream.ms", String(dur)))
         }
-        logger.info("request", fields)
+        logger.log(.info, "request", sortedFields: fields)
     }
 }

@@ -42,8 +42,8 @@ final class FillCoordinator: Sendable {
         var failed: [ReaderID: UpstreamError] = [:]
         /// Assets whose upstream object changed under a fill: their content info must be fetched again.
         var changed: Set<AssetID> = []
-        /// The length of the last fill made for each reader, which its next one doubles.
-        var windows: [ReaderID: Int64] = [:]
+        /// Each reader's last fill: where the reader stood when it was made and how long it was asked to be.
+        var runs: [ReaderID: ReadRun] = [:]
 
         func fillID(covering p: Int64, for context: ReaderContext) -> Int? {
             fills.values.first { fill in
@@ -147,7 +147,7 @@ final class FillCoordinator: Sendable {
         var actions: [Action] = []
         state.withLock { state in
             state.failed[reader] = nil
-            state.windows[reader] = nil
+            state.runs[reader] = nil
             for id in Array(state.fills.keys) {
                 guard state.fills[id]!.interest[reader] != nil else { continue }
                 state.fills[id]!.interest[reader] = nil
@@ -298,8 +298,12 @@ final class FillCoordinator: Sendable {
         var fill = state.fills[id]!
         defer { state.fills[id] = fill }
         fill.want(context, chunkSize: settings.chunkSize)
+        // A reader sharing another's fill grows its next fills from this one.
+        if state.runs[reader] == nil {
+            state.runs[reader] = ReadRun(origin: fill.origin, window: fill.end - fill.start)
+        }
         // Half the fill read: the reader reads on, so the next run is asked for before it gets there.
-        if !fill.successorStarted, fill.end < context.rangeEnd, 2 * (p - fill.origin) >= fill.end - fill.origin {
+        if !fill.successorStarted, fill.end < context.rangeEnd, 2 * (p - fill.origin) >= fill.end - fill.start {
             fill.successorStarted = true
             actions.append(.successor(reader, context, at: fill.end))
         }
@@ -349,8 +353,8 @@ final class FillCoordinator: Sendable {
         let length = context.info.length
         let chunk = offset / settings.chunkSize
         let start = chunk * settings.chunkSize
-        let window = window(for: reader, context, from: start, in: state)
-        state.windows[reader] = window
+        let window = window(for: reader, context, at: offset, in: state)
+        state.runs[reader] = ReadRun(origin: offset, window: window)
         var end = min(start + window, length)
         for run in present.runs where run.lowerBound > chunk {
             end = min(end, run.lowerBound * settings.chunkSize)
@@ -370,14 +374,18 @@ final class FillCoordinator: Sendable {
         return id
     }
 
-    /// How much a new fill for `reader` from `start` asks for: a bounded range whole (up to the fill limit); an
-    /// open one a chunk at first, then twice the reader's last fill, up to the readahead.
-    private func window(for reader: ReaderID, _ context: ReaderContext, from start: Int64, in state: State) -> Int64 {
+    /// How much a new fill for `reader`, which needs `offset`, asks for: a bounded range whole (up to the fill
+    /// limit); an open one a chunk at first, then, each time the reader has read half of its last fill's length
+    /// since that fill was made, twice that length, up to the readahead. A probe that strays a few KiB over a chunk
+    /// boundary does not grow its next fill.
+    private func window(for reader: ReaderID, _ context: ReaderContext, at offset: Int64, in state: State) -> Int64 {
         let chunk = settings.chunkSize
+        let start = offset / chunk * chunk
         let asked = (context.rangeEnd - start + chunk - 1) / chunk * chunk
         guard context.rangeEnd >= context.info.length else { return max(chunk, min(asked, settings.fillLimit)) }
-        let grown = state.windows[reader].map { 2 * $0 } ?? chunk
-        return max(chunk, min(grown, settings.readahead, asked))
+        let last = state.runs[reader]
+        let window = last.map { 2 * (offset - $0.origin) >= $0.window ? 2 * $0.window : $0.window } ?? chunk
+        return max(chunk, min(window, settings.readahead, asked))
     }
 
     /// A reader left fill `id`: a fill nobody needs stops at its chunk boundary (or now, between chunks).

@@ -46,8 +46,8 @@ struct FillState {
     var skip: Int64 = 0
     var attempts = 0
     var fetch: (any FetchHandle)?
-    /// Where the reader that made the fill started reading it: once a reader is halfway from there to `end`, it
-    /// reads on, and a follow-on fill is started from `end`.
+    /// Where the reader that made the fill stood: once a reader has read half the fill's length from there, it reads
+    /// on, and a follow-on fill is started from `end`.
     let origin: Int64
     /// Whether a follow-on fill was already started from `end` for readahead.
     var successorStarted = false

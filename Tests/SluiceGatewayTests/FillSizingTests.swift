@@ -23,6 +23,23 @@ struct FillSizingTests {
         #expect(upstream.bytesSent == Int(Self.chunk))
     }
 
+    @Test("a probe that strays over a chunk boundary gets one more chunk, not a longer fill")
+    func strayingProbeDoesNotGrow() async throws {
+        let harness = try CoordinatorHarness(chunkSize: Self.chunk, readahead: 256 << 10)
+        let upstream = ScriptedUpstream(data: data)
+        try harness.record(upstream)
+        let first = 5 * Self.chunk - (16 << 10)
+        let open = ByteRange(first: first, last: Int64(data.count) - 1)
+        let read = await harness.drain(harness.body(upstream, open), length: open.count, limit: 32 << 10)
+        #expect(read == Array(data[Int(first)..<Int(first + (32 << 10))]))
+        try await harness.settle()
+        #expect(
+            upstream.requests.map(\.range) == [
+                ByteRange(first: 4 * Self.chunk, last: 5 * Self.chunk - 1),
+                ByteRange(first: 5 * Self.chunk, last: 6 * Self.chunk - 1),
+            ])
+    }
+
     @Test("a bounded range is asked for whole, rounded to chunks, and nothing past it")
     func boundedRangeIsFetchedWhole() async throws {
         let harness = try CoordinatorHarness(chunkSize: Self.chunk, readahead: 256 << 10)
