@@ -19,7 +19,9 @@ import Synchronization
 /// upstream ignores Range.
 ///
 /// All state sits behind one lock, held only to update it: chunk writes, upstream calls and wakers run outside.
-/// Readers call in from HTTP worker threads; fills report from the upstream transfer thread.
+/// Readers call in from HTTP worker threads; fills report from the upstream transfer thread. Completed runs are
+/// written (copied into the page cache and checksummed) on a queue of their own, so the transfer thread goes on
+/// receiving; a fill with ``Settings/runsInFlight`` runs not yet written pauses until one is.
 final class FillCoordinator: Sendable {
     /// Tuning knobs.
     struct Settings: Sendable {
@@ -33,6 +35,9 @@ final class FillCoordinator: Sendable {
         var maxRetries = 3
         /// First retry delay; doubled for each further retry.
         var retryDelay: Duration = .milliseconds(200)
+        /// Runs of one fill handed to the writer and not written yet at which the fill pauses (the bytes of a run
+        /// stay in memory until written).
+        var runsInFlight = 2
     }
 
     private struct State {
@@ -44,6 +49,8 @@ final class FillCoordinator: Sendable {
         var changed: Set<AssetID> = []
         /// Each reader's last fill: where the reader stood when it was made and how long it was asked to be.
         var runs: [ReaderID: ReadRun] = [:]
+        /// Runs the writer has finished (see ``chunks(after:in:or:of:)``).
+        var writesDone = 0
 
         func fillID(covering p: Int64, for context: ReaderContext) -> Int? {
             fills.values.first { fill in
@@ -73,6 +80,8 @@ final class FillCoordinator: Sendable {
     /// Where fills and the readers attached to them log.
     let logger: Logger
     private let state = Mutex(State())
+    /// Where completed runs are written, one at a time.
+    private let writer = DispatchQueue(label: "sluice.fill-writes")
     /// How many assets are marked changed: lets a cache hit skip the lock when none is (nearly always).
     private let changedCount = Atomic(0)
 
@@ -84,6 +93,9 @@ final class FillCoordinator: Sendable {
         self.metrics = metrics
         self.logger = logger
     }
+
+    /// Returns once every run handed to the writer so far is written (before the store closes).
+    func finishWrites() { writer.sync {} }
 
     /// Number of fills fetching right now.
     var inflightFetches: Int { state.withLock { $0.fills.values.count { $0.phase != .stopped } } }
@@ -112,6 +124,7 @@ final class FillCoordinator: Sendable {
     func fill(_ reader: ReaderID, _ context: ReaderContext, at p: Int64, into out: UnsafeMutableRawBufferPointer)
         -> FillReadStep
     {
+        let writes = state.withLock { $0.writesDone }
         let present = (try? store.entry(for: context.asset.description))?.chunks ?? ChunkSet()
         let chunk = p / settings.chunkSize
         var actions: [Action] = []
@@ -120,7 +133,7 @@ final class FillCoordinator: Sendable {
             if let id = state.fillID(covering: p, for: context) {
                 return attach(reader, context, at: p, to: id, into: out, in: &state, actions: &actions)
             }
-            guard !present.contains(chunk) else { return .store }
+            guard !chunks(after: writes, in: state, or: present, of: context).contains(chunk) else { return .store }
             let id = create(for: reader, context, at: p, present: present, in: &state)
             state.fills[id]?.interest[reader] = p
             actions.append(.launch(fill: id))
@@ -244,7 +257,9 @@ final class FillCoordinator: Sendable {
             if fill.position >= fill.end || (fill.interest.isEmpty && fill.buffer.isEmpty) {
                 return .stop
             }
-            if fill.shouldPause(readahead: settings.readahead, chunkSize: settings.chunkSize) {
+            if fill.shouldPause(readahead: settings.readahead, chunkSize: settings.chunkSize)
+                || fill.storing >= settings.runsInFlight
+            {
                 fill.phase = .paused
                 return .pause
             }
@@ -339,7 +354,8 @@ final class FillCoordinator: Sendable {
     /// Resumes a paused fill whose readers now want more.
     private func resumeIfWanted(_ id: Int, in state: inout State, actions: inout [Action]) {
         guard let fill = state.fills[id], fill.phase == .paused, let fetch = fill.fetch,
-            !fill.shouldPause(readahead: settings.readahead, chunkSize: settings.chunkSize)
+            !fill.shouldPause(readahead: settings.readahead, chunkSize: settings.chunkSize),
+            fill.storing < settings.runsInFlight
         else { return }
         state.fills[id]!.phase = .running
         actions.append(.resume(fetch))
@@ -372,6 +388,16 @@ final class FillCoordinator: Sendable {
         fill.want(context, chunkSize: settings.chunkSize)
         state.fills[id] = fill
         return id
+    }
+
+    /// The chunks the store holds of the reader's asset: `present`, read before the lock was taken, unless a write
+    /// finished since (`writes` was the count then), which may have handed the store a chunk and dropped the fill
+    /// that held it: then read again, under the lock, so no chunk is fetched twice.
+    private func chunks(after writes: Int, in state: State, or present: ChunkSet, of context: ReaderContext)
+        -> ChunkSet
+    {
+        guard state.writesDone != writes else { return present }
+        return (try? store.entry(for: context.asset.description))?.chunks ?? ChunkSet()
     }
 
     /// How much a new fill for `reader`, which needs `offset`, asks for: a bounded range whole (up to the fill
@@ -456,7 +482,7 @@ final class FillCoordinator: Sendable {
             case .resume(let fetch): fetch.resume()
             case .cancel(let fetch): fetch.cancel()
             case .store(let id, let key, let validator, let chunk, let bytes):
-                write(chunk, bytes, of: id, key: key, validator: validator)
+                writer.async { self.write(chunk, bytes, of: id, key: key, validator: validator) }
             case .successor(let reader, let context, let offset): startSuccessor(reader, context, at: offset)
             case .launch(let id): launch(id)
             case .retry(let id, let delay):
@@ -474,21 +500,29 @@ final class FillCoordinator: Sendable {
         guard let (fill, range) = request else { return }
         let sink = FillSink(coordinator: self, id: id)
         let fetch = fill.upstream.fetch(fill.asset.path, range: range, ifRange: fill.info.ifRangeValidator, into: sink)
+        var actions: [Action] = []
         let keep = state.withLock { state -> Bool in
             guard state.fills[id]?.phase != nil, state.fills[id]!.phase != .stopped else { return false }
             state.fills[id]!.fetch = fetch
+            // The transfer may have paused before its handle was kept here, and what would have resumed it found
+            // no handle: resume it now if it is wanted.
+            resumeIfWanted(id, in: &state, actions: &actions)
             return true
         }
         if !keep { fetch.cancel() }
+        perform(actions)
     }
 
     private func startSuccessor(_ reader: ReaderID, _ context: ReaderContext, at offset: Int64) {
         guard offset < context.info.length else { return }
+        let writes = state.withLock { $0.writesDone }
         let present = (try? store.entry(for: context.asset.description))?.chunks ?? ChunkSet()
         let chunk = offset / settings.chunkSize
         guard !present.contains(chunk) else { return }
         let id = state.withLock { state -> Int? in
-            guard state.fillID(covering: offset, for: context) == nil else { return nil }
+            guard state.fillID(covering: offset, for: context) == nil,
+                !chunks(after: writes, in: state, or: present, of: context).contains(chunk)
+            else { return nil }
             let id = create(for: reader, context, at: offset, present: present, in: &state)
             state.fills[id]?.interest[reader] = offset
             return id
@@ -508,8 +542,11 @@ final class FillCoordinator: Sendable {
         } catch {
             outcome = error
         }
+        var actions: [Action] = []
         state.withLock { state in
+            state.writesDone += 1
             guard var fill = state.fills[id] else { return }
+            defer { resumeIfWanted(id, in: &state, actions: &actions) }
             fill.storing -= 1
             let start = chunk * settings.chunkSize
             switch outcome {
@@ -521,12 +558,19 @@ final class FillCoordinator: Sendable {
                 // No room, a disk error, or the entry was purged or replaced under the fill (`.stale`: the bytes
                 // still belong to the version this fill's readers announced, one upstream response guarded by
                 // If-Range): stream through, keeping only the last two chunks in memory.
+                // The fill may have run ahead while the write was queued: chunks a reader still needs stay.
                 fill.cacheFull = true
-                while fill.recent.count > 2, let oldest = fill.recent.keys.min() { fill.recent[oldest] = nil }
+                let needed = fill.interest.values.min() ?? fill.position
+                while fill.recent.count > 2, let oldest = fill.recent.keys.min(),
+                    oldest + Int64(fill.recent[oldest]!.count) <= needed
+                {
+                    fill.recent[oldest] = nil
+                }
             }
             state.fills[id] = fill
             if fill.isFinished { state.fills[id] = nil }
         }
+        perform(actions)
         if let outcome {
             logger.debug(
                 "chunks not cached",

@@ -33,6 +33,7 @@ public final class Gateway: Sendable {
     private let server: HTTPServer
     private let adminServer: HTTPServer?
     private let store: ChunkStore
+    private let coordinator: FillCoordinator
     private let metrics: GatewayMetrics
     private let ready = ReadinessFlag()
 
@@ -68,6 +69,7 @@ public final class Gateway: Sendable {
         let coordinator = FillCoordinator(
             store: store, settings: .init(chunkSize: cache.chunkSize, readahead: cache.readahead), metrics: metrics,
             logger: logger)
+        self.coordinator = coordinator
         let serving = CachedServing(
             store: store, coordinator: coordinator, metrics: metrics, revalidateAfter: cache.revalidateAfter,
             logger: logger)
@@ -145,6 +147,7 @@ public final class Gateway: Sendable {
         await server.shutdown(grace: grace)
         await adminServer?.shutdown(grace: max(.zero, deadline - ContinuousClock.now))
         await client.shutdown()
+        coordinator.finishWrites()
         store.close()
         logger.info("stopped")
     }

@@ -192,8 +192,9 @@ struct FillCoordinatorTests {
         // the first run.
         #expect(body.read(byte: chunk) == .pending)
         #expect(await upstream.pauses(at: 2 * chunk))
+        // Written on the coordinator's writer queue, soon after.
         let written = Self.written(after: 2, run: run)
-        #expect(try harness.chunks() == written)
+        #expect(await Poll.until(within: .seconds(5)) { (try? harness.chunks()) == written })
         if let last = written.max() {
             let range = ByteRange(first: 0, last: (last + 1) * chunk - 1)
             let stored = try harness.store.read(
@@ -224,12 +225,16 @@ struct FillCoordinatorTests {
             let start = index * chunk
             #expect(body.read(byte: start) == .pending)
             #expect(await upstream.pauses(at: start + chunk))
-            if !Self.written(after: index + 1, run: run).contains(index) {
+            // Runs are written on the coordinator's queue: wait for them, so the fill is not resumed by a write
+            // finishing after the reader has moved on.
+            let written = Self.written(after: index + 1, run: run)
+            #expect(await Poll.until(within: .seconds(5)) { (try? harness.chunks()) == written })
+            if !written.contains(index) {
                 #expect(body.readAtOnce(start..<start + chunk) == Array(data[Int(start)..<Int(start + chunk)]))
             }
         }
         let written = Self.written(after: chunksRead, run: run)
-        #expect(try harness.chunks() == written)
+        #expect(await Poll.until(within: .seconds(5)) { (try? harness.chunks()) == written })
         #expect(written != ChunkSet(0..<chunksRead), "the last chunk read is held, not written yet")
 
         body.close(completed: false)
@@ -248,7 +253,7 @@ struct FillCoordinatorTests {
 }
 
 /// A scripted upstream whose fetches report, once each `receive` has returned (so the coordinator has done what
-/// that call decided, writes to the store included), how far they got and whether the fill paused them there.
+/// that call decided; its writes to the store are queued), how far they got and whether the fill paused them there.
 private final class PacedUpstream: Upstream {
     let scripted: ScriptedUpstream
     private let progress = Mutex((position: Int64(0), paused: false))

@@ -24,6 +24,8 @@ import Testing
             await Poll.until(within: .seconds(10)) {
                 upstream.requestLoad == RequestLoad(limit: 2, active: 2, waiting: 2)
             })
+        // A slot is taken when its request is handed to libcurl, a moment before the origin has read it.
+        #expect(await Poll.until(within: .seconds(10)) { (try? await origin.requests().count) == 2 })
         #expect(try await origin.requests().count == 2, "more than two requests in flight")
 
         // A cancelled request in flight gives its slot to the oldest waiting one; a cancelled waiting one leaves.
