@@ -71,7 +71,7 @@ public struct CacheConfig: Sendable {
     public var maxAge: Duration = .seconds(90 * 86_400)
     /// Size of one cached chunk.
     public var chunkSize: Int64 = 1 << 20
-    /// How far ahead of each active reader to fetch.
+    /// The longest follow-on fill of a reader that reads on, and how far a fill may run ahead of its furthest reader.
     public var readahead: Int64 = 8 << 20
     /// Content info older than this is checked against the upstream again.
     public var revalidateAfter: Duration = .seconds(60)

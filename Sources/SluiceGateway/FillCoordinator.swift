@@ -27,7 +27,7 @@ final class FillCoordinator: Sendable {
     struct Settings: Sendable {
         /// Cache chunk size.
         var chunkSize: Int64
-        /// How far ahead of its furthest reader a fill may run.
+        /// How far ahead of its furthest reader a fill may run, and the longest follow-on fill (``window(for:_:at:in:)``).
         var readahead: Int64
         /// Most bytes one upstream request asks for.
         var fillLimit: Int64 = 16 << 20
@@ -362,7 +362,7 @@ final class FillCoordinator: Sendable {
     }
 
     /// Creates a fill for `reader`, which reads from `offset`: from the chunk holding it, as long as
-    /// ``window(for:_:from:in:)`` says, cut at the next present chunk or the next fill.
+    /// ``window(for:_:at:in:)`` says, cut at the next present chunk or the next fill.
     private func create(
         for reader: ReaderID, _ context: ReaderContext, at offset: Int64, present: ChunkSet, in state: inout State
     ) -> Int {
