@@ -97,7 +97,7 @@ struct DropboxMetadataTests {
         async throws
     {
         let collector = CollectingSink()
-        let sink = DropboxFetchSink(collector, version: version)
+        let sink = PinnedVersionSink.dropboxDownload(collector, version: version)
         let sent = ContentInfo(length: 10, etag: #""something-else""#, lastModified: Date(timeIntervalSince1970: 5))
         #expect(sink.start(FetchStart(info: sent, delivered: ByteRange(first: 0, last: 9))) == .proceed)
         sink.finish(error)

@@ -55,10 +55,10 @@ struct BoxUpstream: Upstream {
         // The download host's validators are not Box's metadata's, so no If-Range: the version check pins the bytes.
         guard let ifRange, let key = try? AssetPath(segments: path.segments + [ifRange]) else {
             return api.origin.fetch(
-                link: links, for: path, range: range, ifRange: nil, into: BoxFetchSink(sink, version: nil))
+                link: links, for: path, range: range, ifRange: nil, into: PinnedVersionSink(sink, version: nil))
         }
         return api.origin.fetch(
-            link: versionLinks, for: key, range: range, ifRange: nil, into: BoxFetchSink(sink, version: ifRange))
+            link: versionLinks, for: key, range: range, ifRange: nil, into: PinnedVersionSink(sink, version: ifRange))
     }
 
     func downloadLink(for path: AssetPath) async throws(UpstreamError) -> DownloadLink? {

@@ -61,7 +61,7 @@ struct DropboxUpstream: Upstream {
         // Dropbox does not document its download's validators, so no If-Range: the rev in the path pins the version.
         return origin.fetch(
             url: download, range: range, ifRange: nil, headers: ["Dropbox-API-Arg: " + argument],
-            into: DropboxFetchSink(sink, version: revision == nil ? nil : ifRange))
+            into: PinnedVersionSink.dropboxDownload(sink, version: revision == nil ? nil : ifRange))
     }
 
     func downloadLink(for path: AssetPath) async throws(UpstreamError) -> DownloadLink? {
