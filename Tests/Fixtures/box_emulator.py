@@ -355,11 +355,6 @@ class Handler(CloudHandler):
             return LINK + "-/download"
         return path
 
-    def content_error(self, status, reason):
-        if reason == "method":
-            return self.answer(405, b"", {"Allow": "GET, HEAD"})
-        return self.answer(status, self.CONTENT_TEXTS[reason], content_type="text/plain; charset=utf-8")
-
     def content_route(self, path):
         token = path[len(LINK):-len("/download")] if path.startswith(LINK) and path.endswith("/download") else ""
         if not token or "/" in token:

@@ -7,7 +7,7 @@ it is deliberately stricter about and what is unverified.
 
 How a provider plugs in (the seams):
 
-    class MyTokens(TokenService):          # OAuth2 dialect
+    class MyTokens(TokenService):          # OAuth2 dialect (OfflineTokenService: refresh tokens only for offline access)
         device_grant = "device_code"       # grant_type value of the device-code grant (RFC 8628 name by default)
         device_code_field = "code"         # form field that carries the device code
         basic_overrides_form = True        # Basic header wins over client_id/client_secret in the body
@@ -29,7 +29,7 @@ How a provider plugs in (the seams):
         def api(self, path, body)          # the API host's routes (call self.oauth_form / self.api_gate)
         def content_route(self, path)      # the content host's routes, after the Authorization refusal
         def content_error(self, status, reason)   # body of a content-host refusal (reason: "authorization",
-                                                  # "expired", "not-found", "method")
+                                                  # "expired", "not-found", "method"); or CONTENT_TEXTS for text
         def api_throttled(self, status, retry_after)     # a throttled API answer
         def token_throttled(self, status, retry_after)   # a throttled token-endpoint answer
 
@@ -472,6 +472,39 @@ class TokenService:
             return 302, {"Location": redirect_uri + joiner + urllib.parse.urlencode(params)}, ""
 
 
+class OfflineTokenService(TokenService):
+    """A dialect whose code grant yields a refresh token only when /authorize asked for offline access
+    (`offline_param=offline`, e.g. Google's `access_type`, Dropbox's `token_access_type`). `granting` is "refresh",
+    "online" or "offline" while a grant runs, under the lock."""
+
+    offline_param = "access_type"
+
+    def __init__(self, emu, args):
+        super().__init__(emu, args)
+        self.granting = None
+
+    def authorize(self, query):
+        status, headers, text = super().authorize(query)
+        if status == 302:
+            q = dict(urllib.parse.parse_qsl(query))
+            issued = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(headers["Location"]).query))
+            with self.lock:
+                if issued.get("code") in self.codes:
+                    self.codes[issued["code"]]["offline"] = q.get(self.offline_param) == "offline"
+        return status, headers, text
+
+    def refresh_grant(self, form):
+        self.granting = "refresh"
+        return super().refresh_grant(form)
+
+    def code_grant(self, form):
+        self.granting = "offline" if self.codes.get(form.get("code"), {}).get("offline") else "online"
+        return super().code_grant(form)
+
+    def wants_refresh(self, scope):
+        return self.granting == "offline"
+
+
 class Throttle:
     """The pending /_throttle order. take(kind) -> (status, retry_after) or None."""
 
@@ -720,8 +753,14 @@ class CloudHandler(http.server.BaseHTTPRequestHandler):
     def content_route(self, path):
         return self.content_error(404, "not-found")
 
+    CONTENT_TEXTS = None  # reason -> plain-text body of a content-host refusal, for hosts that answer in text
+
     def content_error(self, status, reason):
-        return self.answer(status, {"error": reason})
+        if self.CONTENT_TEXTS is None:
+            return self.answer(status, {"error": reason})
+        if reason == "method":
+            return self.answer(405, b"", {"Allow": "GET, HEAD"})
+        return self.answer(status, self.CONTENT_TEXTS[reason], content_type="text/plain; charset=utf-8")
 
     def api_throttled(self, status, retry_after):
         return self.answer(status, {"error": "throttled"}, {"Retry-After": str(retry_after)})

@@ -107,9 +107,8 @@ import json
 import os
 import re
 import time
-import urllib.parse
 
-from cloud_emulator import (CloudEmulator, CloudHandler, HashCache, TokenService, add_common_arguments,
+from cloud_emulator import (CloudEmulator, CloudHandler, HashCache, OfflineTokenService, add_common_arguments,
                             argument_parser, guess_type, parse_common, run)
 
 BLOCK = 4 * 1024 * 1024
@@ -145,38 +144,17 @@ class BadInput(Exception):
     """A 400: Dropbox answers malformed calls in plain text."""
 
 
-class DropboxTokens(TokenService):
+class DropboxTokens(OfflineTokenService):
     """Dropbox's dialect: refresh tokens are long-lived and never rotate; a code yields one only for
     token_access_type=offline; no device grant."""
 
     device_grant = None
+    offline_param = "token_access_type"
     access_prefix, refresh_prefix, code_prefix = "sl.", "", ""
 
     def __init__(self, emu, args):
         super().__init__(emu, args)
         self.keep_used = True  # a refresh token is not used up
-        self.granting = None  # "refresh", "online" or "offline" while a grant runs, under the lock
-
-    def authorize(self, query):
-        status, headers, text = super().authorize(query)
-        if status == 302:
-            q = dict(urllib.parse.parse_qsl(query))
-            issued = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(headers["Location"]).query))
-            with self.lock:
-                if issued.get("code") in self.codes:
-                    self.codes[issued["code"]]["offline"] = q.get("token_access_type") == "offline"
-        return status, headers, text
-
-    def refresh_grant(self, form):
-        self.granting = "refresh"
-        return super().refresh_grant(form)
-
-    def code_grant(self, form):
-        self.granting = "offline" if self.codes.get(form.get("code"), {}).get("offline") else "online"
-        return super().code_grant(form)
-
-    def wants_refresh(self, scope):
-        return self.granting == "offline"
 
     def token_answer(self, access, refresh, scope):
         answer = {"access_token": access, "token_type": "bearer", "expires_in": int(self.access_ttl)}
@@ -384,11 +362,6 @@ class Handler(CloudHandler):
         if self.role == "content" and path.startswith(LINK_PREFIX):
             return LINK_PREFIX + "-"
         return path
-
-    def content_error(self, status, reason):
-        if reason == "method":
-            return self.answer(405, b"", {"Allow": "GET, HEAD"})
-        return self.answer(status, self.CONTENT_TEXTS[reason], content_type="text/plain; charset=utf-8")
 
     def content_route(self, path):
         if not path.startswith(LINK_PREFIX) or "/" in path[len(LINK_PREFIX):]:

@@ -87,9 +87,8 @@ import shutil
 import subprocess
 import tempfile
 import time
-import urllib.parse
 
-from cloud_emulator import (CloudEmulator, CloudHandler, HashCache, OAuthError, TokenService, add_common_arguments,
+from cloud_emulator import (CloudEmulator, CloudHandler, HashCache, OfflineTokenService, OAuthError, add_common_arguments,
                             argument_parser, guess_type, parse_common, run)
 
 API = "/drive/v3/files"
@@ -211,7 +210,7 @@ def verify_with_openssl(public_pem, signing_input, signature):
         shutil.rmtree(folder, ignore_errors=True)
 
 
-class GoogleTokens(TokenService):
+class GoogleTokens(OfflineTokenService):
     """Google's dialect: refresh tokens never rotate; a code yields one only for access_type=offline; the JWT
     bearer grant for a service account."""
 
@@ -222,33 +221,11 @@ class GoogleTokens(TokenService):
     def __init__(self, emu, args):
         super().__init__(emu, args)
         self.keep_used = True
-        self.granting = None
         self.account_email = args.service_account_email
         self.account_key = None
         if args.service_account_public_key:
             with open(args.service_account_public_key, "rb") as f:
                 self.account_key = f.read()
-
-    def authorize(self, query):
-        status, headers, text = super().authorize(query)
-        if status == 302:
-            q = dict(urllib.parse.parse_qsl(query))
-            issued = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(headers["Location"]).query))
-            with self.lock:
-                if issued.get("code") in self.codes:
-                    self.codes[issued["code"]]["offline"] = q.get("access_type") == "offline"
-        return status, headers, text
-
-    def refresh_grant(self, form):
-        self.granting = "refresh"
-        return super().refresh_grant(form)
-
-    def code_grant(self, form):
-        self.granting = "offline" if self.codes.get(form.get("code"), {}).get("offline") else "online"
-        return super().code_grant(form)
-
-    def wants_refresh(self, scope):
-        return self.granting == "offline"
 
     def token_answer(self, access, refresh, scope):
         answer = {"access_token": access, "expires_in": int(self.access_ttl), "token_type": "Bearer"}
