@@ -7,9 +7,12 @@ protocol AssetServing: Sendable {
     /// The object's current content info, and whether it came from the cache without asking the upstream.
     /// `refreshedAfter` asks the upstream even when the cached info is fresh, for an answer to a call made at or
     /// after that instant (a fetch found the object replaced then).
-    func contentInfo(of asset: AssetID, from upstream: any Upstream, refreshedAfter: ContinuousClock.Instant?)
-        async throws(UpstreamError)
-        -> (info: ContentInfo, cached: Bool)
+    /// A first read (`read`) of an asset whose content info is not known yet may learn it from its own fetch: the
+    /// answer then carries the fill it opened, which the caller releases once its body is attached or not needed.
+    func contentInfo(
+        of asset: AssetID, from upstream: any Upstream, refreshedAfter: ContinuousClock.Instant?,
+        opening read: OpeningRead?
+    ) async throws(UpstreamError) -> ContentInfoLookup
 
     /// The cached content info when it is fresh enough to use without asking the upstream; nil otherwise.
     func freshContentInfo(of target: StreamTarget) -> ContentInfo?
@@ -19,7 +22,29 @@ protocol AssetServing: Sendable {
 
     /// A body carrying exactly `range` of the object described by `info`, and whether its bytes came from cache.
     /// Fails before any byte is promised when the upstream refuses the fetch or the store cannot read.
-    func body(of target: StreamTarget, info: ContentInfo, range: ByteRange) async throws(ServeFailure) -> ServedBody
+    /// `opened` is the fill the request's content-info lookup opened, if it did: the upstream's first byte counts
+    /// from when its request went out.
+    func body(of target: StreamTarget, info: ContentInfo, range: ByteRange, opened: FillOpening?)
+        async throws(ServeFailure) -> ServedBody
+}
+
+extension AssetServing {
+    /// The object's current content info, asked for without a first read to open.
+    func contentInfo(of asset: AssetID, from upstream: any Upstream, refreshedAfter: ContinuousClock.Instant?)
+        async throws(UpstreamError) -> (info: ContentInfo, cached: Bool)
+    {
+        let lookup = try await contentInfo(of: asset, from: upstream, refreshedAfter: refreshedAfter, opening: nil)
+        return (lookup.info, lookup.cached)
+    }
+}
+
+/// What a stream request learned of its asset's content info.
+struct ContentInfoLookup: Sendable {
+    var info: ContentInfo
+    /// Whether it came from the cache without asking the upstream.
+    var cached: Bool
+    /// The fill a first read opened to learn it, held for the request's body until released.
+    var opening: FillOpening?
 }
 
 /// A response body with its cache outcome and the upstream's time to first byte, for headers and logs.

@@ -33,33 +33,43 @@ struct CachedServing: AssetServing {
         self.logger = logger
     }
 
-    func contentInfo(of asset: AssetID, from upstream: any Upstream, refreshedAfter: ContinuousClock.Instant?)
-        async throws(UpstreamError) -> (info: ContentInfo, cached: Bool)
-    {
+    func contentInfo(
+        of asset: AssetID, from upstream: any Upstream, refreshedAfter: ContinuousClock.Instant?,
+        opening read: OpeningRead?
+    ) async throws(UpstreamError) -> ContentInfoLookup {
         let key = asset.description
         let cached = try? store.contentInfo(for: key)
         let changed = coordinator.takeChanged(asset)
-        if let cached, refreshedAfter == nil, !changed, isFresh(cached.fetchedAt) { return (cached.info, true) }
+        if let cached, refreshedAfter == nil, !changed, isFresh(cached.fetchedAt) {
+            return ContentInfoLookup(info: cached.info, cached: true)
+        }
+        // A first read of an asset the cache has never seen: its own ranged GET tells what the object is.
+        let opening =
+            read != nil && cached == nil && upstream.fetchDescribesContent ? FillOpening(coordinator: coordinator) : nil
         // The call records what it learns before it ends: the next call for the asset starts after that.
         switch await flights.run(
             asset, startedAfter: refreshedAfter,
-            { [store, logger] () async throws(UpstreamError) in
-                let info = try await upstream.contentInfo(for: asset.path)
-                do {
-                    _ = try store.recordContentInfo(info, for: key, at: Date())
-                } catch {
-                    logger.warning("cache index refused content info", ["asset": key, "error": "\(error)"])
+            { [store, logger, coordinator] () async throws(UpstreamError) in
+                if let opening, let read {
+                    switch await coordinator.open(opening, asset, from: upstream, reading: read) {
+                    case .success(let info): return info
+                    // Asked for bytes past the end, or not answered with a part of a file: ask the usual way.
+                    case .failure(.rangeNotSatisfiable), .failure(.protocolViolation): break
+                    case .failure(let error): throw error
+                    }
                 }
+                let info = try await upstream.contentInfo(for: asset.path)
+                store.record(info, for: key, logger: logger)
                 return info
             })
         {
         case .success(let info):
-            return (info, false)
+            return ContentInfoLookup(info: info, cached: false, opening: opening)
         case .failure(let error) where error.isUnreachable:
             // An unreachable upstream is not a changed object: keep serving the version we have.
             guard let cached else { throw error }
             logger.warning("upstream unreachable, serving cached content info", ["asset": key, "error": "\(error)"])
-            return (cached.info, true)
+            return ContentInfoLookup(info: cached.info, cached: true)
         case .failure(let error):
             throw error
         }
@@ -89,14 +99,20 @@ struct CachedServing: AssetServing {
             })
     }
 
-    func body(of target: StreamTarget, info: ContentInfo, range: ByteRange) async throws(ServeFailure) -> ServedBody {
-        if let served = cachedBody(of: target, info: info, range: range) { return served }
+    func body(of target: StreamTarget, info: ContentInfo, range: ByteRange, opened: FillOpening?)
+        async throws(ServeFailure) -> ServedBody
+    {
+        // A first read's fill may have stored its chunks by now, but they were fetched for this request: a MISS.
+        if opened == nil, let served = cachedBody(of: target, info: info, range: range) { return served }
         let asset = target.asset
         let context = ReaderContext(asset: asset, info: info, upstream: target.upstream, range: range)
         let chunkSize = store.options.chunkSize
         let wanted = (range.first / chunkSize)...(range.last / chunkSize)
         let missing =
-            (try? store.missingChunks(in: wanted, of: context.asset.description, validator: info.validator)) ?? [wanted]
+            opened != nil
+            ? [wanted]
+            : (try? store.missingChunks(in: wanted, of: context.asset.description, validator: info.validator))
+                ?? [wanted]
         let status: CacheStatus = missing.isEmpty ? .hit : missing == [wanted] ? .miss : .partial
         let body = CachedBody(
             context: context, range: range, store: store, coordinator: coordinator, traffic: target.traffic,
@@ -105,13 +121,12 @@ struct CachedServing: AssetServing {
             return ServedBody(
                 body: .stream(length: range.count, source: body), cacheStatus: .hit, upstreamFirstByte: nil)
         }
-        let clock = ContinuousClock()
-        let began = clock.now
+        let began = opened?.began ?? .now
         if let error = await body.prime() {
             body.close(completed: false)
             throw error
         }
-        let firstByte = clock.now - began
+        let firstByte = ContinuousClock.now - began
         metrics.observeFirstByte(firstByte, upstream: asset.upstream)
         return ServedBody(
             body: .stream(length: range.count, source: body), cacheStatus: status, upstreamFirstByte: firstByte)

@@ -51,6 +51,8 @@ final class FillCoordinator: Sendable {
         var runs: [ReaderID: ReadRun] = [:]
         /// Runs the writer has finished (see ``chunks(after:in:or:of:)``).
         var writesDone = 0
+        /// First reads' requests whose response head has not arrived (``open(_:_:from:reading:)``), by fill ID.
+        var openings: [Int: Opening] = [:]
 
         func fillID(covering p: Int64, for context: ReaderContext) -> Int? {
             fills.values.first { fill in
@@ -58,6 +60,18 @@ final class FillCoordinator: Sendable {
                     && (fill.phase == .stopped ? fill.holds(p) : fill.covers(p))
             }?.id
         }
+    }
+
+    /// A first read's request, sent before the asset's content info is known.
+    private struct Opening {
+        let asset: AssetID
+        let upstream: any Upstream
+        let opener: ReaderID
+        let read: OpeningRead
+        /// The chunk-aligned range asked for (its end may lie beyond the object's).
+        let range: ByteRange
+        var fetch: (any FetchHandle)?
+        let answer: CheckedContinuation<Result<ContentInfo, UpstreamError>, Never>
     }
 
     /// Work decided under the lock and done after it is released.
@@ -70,6 +84,9 @@ final class FillCoordinator: Sendable {
         case successor(ReaderID, ReaderContext, at: Int64)
         case launch(fill: Int)
         case retry(fill: Int, after: Duration)
+        /// Record a first read's content info in the index, before any chunk of it is written.
+        case record(ContentInfo, key: String)
+        case answer(CheckedContinuation<Result<ContentInfo, UpstreamError>, Never>, Result<ContentInfo, UpstreamError>)
     }
 
     private let store: ChunkStore
@@ -155,6 +172,44 @@ final class FillCoordinator: Sendable {
         if wakeNow { waker() }
     }
 
+    /// Opens a fill for a first read of `asset`, whose content info is not known: its request goes out now, and
+    /// the answer is the content info its response carries (only a `206` is taken: a `200` may be anything, a
+    /// folder's listing among them). The fill holds `opening` as a reader of `read.first` until released; the
+    /// content info is recorded in the index ahead of the fill's chunks. Answers at once, without a request, with
+    /// the content info of a fill already running for the asset.
+    func open(_ opening: FillOpening, _ asset: AssetID, from upstream: any Upstream, reading read: OpeningRead) async
+        -> Result<ContentInfo, UpstreamError>
+    {
+        let start = read.first / settings.chunkSize * settings.chunkSize
+        let window = window(from: read.first, to: read.end, open: read.end == nil, after: nil)
+        let range = ByteRange(first: start, last: start + window - 1)
+        return await withCheckedContinuation { answer in
+            let launched = state.withLock { state -> Int? in
+                if let running = state.fills.values.first(where: { $0.asset == asset }) {
+                    answer.resume(returning: .success(running.info))
+                    return nil
+                }
+                state.nextID += 1
+                state.openings[state.nextID] = Opening(
+                    asset: asset, upstream: upstream, opener: opening.reader, read: read, range: range, answer: answer)
+                return state.nextID
+            }
+            guard let id = launched else { return }
+            let fetch = upstream.fetch(
+                asset.path, range: range, ifRange: nil, into: FillSink(coordinator: self, id: id))
+            var actions: [Action] = []
+            let keep = state.withLock { state -> Bool in
+                if state.openings[id] != nil {
+                    state.openings[id]!.fetch = fetch
+                    return true
+                }
+                return keepFetch(fetch, of: id, in: &state, actions: &actions)
+            }
+            if !keep { fetch.cancel() }
+            perform(actions)
+        }
+    }
+
     /// The reader's response ended: detach it everywhere; fills nobody needs finish their chunk and stop.
     func close(_ reader: ReaderID) {
         var actions: [Action] = []
@@ -194,6 +249,9 @@ final class FillCoordinator: Sendable {
     func started(_ id: Int, _ start: FetchStart) -> FetchAdvice {
         var actions: [Action] = []
         let advice = state.withLock { state -> FetchAdvice in
+            if let opening = state.openings.removeValue(forKey: id) {
+                return opened(id, opening, start, in: &state, actions: &actions)
+            }
             guard var fill = state.fills.removeValue(forKey: id), fill.phase != .stopped else { return .stop }
             guard !start.info.isOtherVersion(of: fill.info), let delivered = start.delivered,
                 delivered.first <= fill.position
@@ -211,6 +269,7 @@ final class FillCoordinator: Sendable {
             } else {
                 fill.skip = fill.position - delivered.first
             }
+            fill.bodyEnd = delivered.last + 1
             state.fills[id] = fill
             return .proceed
         }
@@ -254,9 +313,10 @@ final class FillCoordinator: Sendable {
             }
             for waker in fill.waiters.values { actions.append(.wake(waker)) }
             fill.waiters = [:]
-            if fill.position >= fill.end || (fill.interest.isEmpty && fill.buffer.isEmpty) {
-                return .stop
-            }
+            // Every requested byte is here: the response ends by itself, and its connection stays open for the
+            // next fill (stopping now would abort the transfer and close it).
+            if fill.position >= fill.end { return fill.bodyEnd == fill.end ? .proceed : .stop }
+            if fill.interest.isEmpty && fill.buffer.isEmpty { return .stop }
             if fill.shouldPause(readahead: settings.readahead, chunkSize: settings.chunkSize)
                 || fill.storing >= settings.runsInFlight
             {
@@ -272,6 +332,10 @@ final class FillCoordinator: Sendable {
     func finished(_ id: Int, _ error: UpstreamError?) {
         var actions: [Action] = []
         state.withLock { state in
+            if let opening = state.openings.removeValue(forKey: id) {
+                actions.append(.answer(opening.answer, .failure(error ?? .cancelled)))
+                return
+            }
             guard var fill = state.fills[id] else { return }
             fill.fetch = nil
             let complete = error == nil || error == .cancelled || fill.position >= fill.end
@@ -405,11 +469,18 @@ final class FillCoordinator: Sendable {
     /// since that fill was made, twice that length, up to the readahead. A probe that strays a few KiB over a chunk
     /// boundary does not grow its next fill.
     private func window(for reader: ReaderID, _ context: ReaderContext, at offset: Int64, in state: State) -> Int64 {
+        window(
+            from: offset, to: context.rangeEnd, open: context.rangeEnd >= context.info.length,
+            after: state.runs[reader])
+    }
+
+    /// ``window(for:_:at:in:)`` of a reader at `offset` that asked for bytes up to `end` (nil: to an end not known
+    /// yet), `open` when that is the object's end, whose last fill was `last`.
+    private func window(from offset: Int64, to end: Int64?, open: Bool, after last: ReadRun?) -> Int64 {
         let chunk = settings.chunkSize
         let start = offset / chunk * chunk
-        let asked = (context.rangeEnd - start + chunk - 1) / chunk * chunk
-        guard context.rangeEnd >= context.info.length else { return max(chunk, min(asked, settings.fillLimit)) }
-        let last = state.runs[reader]
+        let asked = end.map { ($0 - start + chunk - 1) / chunk * chunk } ?? .max
+        guard open else { return max(chunk, min(asked, settings.fillLimit)) }
         let window = last.map { 2 * (offset - $0.origin) >= $0.window ? 2 * $0.window : $0.window } ?? chunk
         return max(chunk, min(window, settings.readahead, asked))
     }
@@ -487,6 +558,10 @@ final class FillCoordinator: Sendable {
             case .launch(let id): launch(id)
             case .retry(let id, let delay):
                 DispatchQueue.global().asyncAfter(deadline: .now() + delay.timeInterval) { self.launch(id) }
+            case .record(let info, let key):
+                // On the writer's queue: ahead of every run of the fill, which the index takes for this version.
+                writer.async { [store, logger] in store.record(info, for: key, logger: logger) }
+            case .answer(let answer, let result): answer.resume(returning: result)
             }
         }
     }
@@ -501,16 +576,45 @@ final class FillCoordinator: Sendable {
         let sink = FillSink(coordinator: self, id: id)
         let fetch = fill.upstream.fetch(fill.asset.path, range: range, ifRange: fill.info.ifRangeValidator, into: sink)
         var actions: [Action] = []
-        let keep = state.withLock { state -> Bool in
-            guard state.fills[id]?.phase != nil, state.fills[id]!.phase != .stopped else { return false }
-            state.fills[id]!.fetch = fetch
-            // The transfer may have paused before its handle was kept here, and what would have resumed it found
-            // no handle: resume it now if it is wanted.
-            resumeIfWanted(id, in: &state, actions: &actions)
-            return true
-        }
+        let keep = state.withLock { keepFetch(fetch, of: id, in: &$0, actions: &actions) }
         if !keep { fetch.cancel() }
         perform(actions)
+    }
+
+    /// Keeps the handle of fill `id`'s transfer; false when the fill stopped meanwhile (the caller cancels it).
+    private func keepFetch(_ fetch: any FetchHandle, of id: Int, in state: inout State, actions: inout [Action])
+        -> Bool
+    {
+        guard state.fills[id]?.phase != nil, state.fills[id]!.phase != .stopped else { return false }
+        state.fills[id]!.fetch = fetch
+        // The transfer may have paused before its handle was kept here, and what would have resumed it found
+        // no handle: resume it now if it is wanted.
+        resumeIfWanted(id, in: &state, actions: &actions)
+        return true
+    }
+
+    /// A first read's response head arrived: its content info makes the fill, which the opener reads from.
+    private func opened(
+        _ id: Int, _ opening: Opening, _ start: FetchStart, in state: inout State, actions: inout [Action]
+    ) -> FetchAdvice {
+        guard start.isPartial, let delivered = start.delivered, delivered.first == opening.range.first else {
+            // Not what a ranged GET of a file answers: the caller asks for the content info the usual way.
+            actions.append(.answer(opening.answer, .failure(.protocolViolation("a first read was not answered 206"))))
+            return .stop
+        }
+        let info = start.info
+        var fill = FillState(
+            id: id, asset: opening.asset, info: info, upstream: opening.upstream, start: delivered.first,
+            end: delivered.last + 1, bufferStart: delivered.first, origin: opening.read.first)
+        fill.bodyEnd = fill.end
+        let wanted = min(opening.read.end ?? info.length, info.length)
+        fill.readerEnd = min((wanted + settings.chunkSize - 1) / settings.chunkSize * settings.chunkSize, info.length)
+        fill.interest[opening.opener] = opening.read.first
+        fill.fetch = opening.fetch
+        state.fills[id] = fill
+        actions.append(.record(info, key: opening.asset.description))
+        actions.append(.answer(opening.answer, .success(info)))
+        return .proceed
     }
 
     private func startSuccessor(_ reader: ReaderID, _ context: ReaderContext, at offset: Int64) {

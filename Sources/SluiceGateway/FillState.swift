@@ -44,6 +44,8 @@ struct FillState {
     var cacheFull = false
     /// Upstream bytes still to drop before `position` (the upstream resent bytes before the resume point).
     var skip: Int64 = 0
+    /// One past the last byte the current upstream response carries.
+    var bodyEnd: Int64 = 0
     var attempts = 0
     var fetch: (any FetchHandle)?
     /// Where the reader that made the fill stood: once a reader has read half the fill's length from there, it reads

@@ -130,14 +130,18 @@ final class StreamHandler: Sendable {
         if let status = target.redirectStatus, let redirect = try await redirect(target, status: status) {
             return redirect
         }
-        let info: ContentInfo
-        let infoCached: Bool
+        let lookup: ContentInfoLookup
         do {
-            (info, infoCached) = try await serving.contentInfo(
-                of: target.asset, from: target.upstream, refreshedAfter: refreshedAfter)
+            lookup = try await serving.contentInfo(
+                of: target.asset, from: target.upstream, refreshedAfter: refreshedAfter,
+                opening: Self.openingRead(of: request))
         } catch {
             throw .upstream(error)
         }
+        // Held until the body has attached to the fill, or the answer needs none.
+        defer { lookup.opening?.release() }
+        let info = lookup.info
+        let infoCached = lookup.cached
         let preconditions = Preconditions(field: { request.headers[$0] }).evaluate(against: info)
         var headers = representationHeaders(target, info)
         let planned = plan(
@@ -150,9 +154,17 @@ final class StreamHandler: Sendable {
             Self.mark(&headers, infoCached ? .hit : .miss, target)
             return HTTPResponse(status: status, headers: headers)
         case .send(let status, let range?):
-            let served = try await serving.body(of: target, info: info, range: range)
+            let served = try await serving.body(of: target, info: info, range: range, opened: lookup.opening)
             return response(status: status, headers: consume headers, served: served, target: target)
         }
+    }
+
+    /// What a first read of `request` may fetch before the content info is known: a plain GET's range, unless a
+    /// precondition may answer without the bytes.
+    private static func openingRead(of request: HTTPRequest) -> OpeningRead? {
+        guard request.method == "GET", !request.headers.contains(where: { $0.name.lowercased().hasPrefix("if-") })
+        else { return nil }
+        return OpeningRead(rangeHeader: request.headers["Range"])
     }
 
     /// The representation fields of `info`, with room for the fields a stream response adds (Content-Range,

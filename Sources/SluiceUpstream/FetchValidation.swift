@@ -36,7 +36,7 @@ struct FetchValidation: Sendable {
         if let length = contentLength, length != sent.count {
             return .failure(.protocolViolation("Content-Length \(length) disagrees with Content-Range \(sent)"))
         }
-        return .success(FetchStart(info: ContentInfo(length: total, head: head), delivered: sent))
+        return .success(FetchStart(info: ContentInfo(length: total, head: head), delivered: sent, isPartial: true))
     }
 
     private func whole(_ head: CurlResponseHead) -> Result<FetchStart, UpstreamError> {

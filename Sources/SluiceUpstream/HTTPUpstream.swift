@@ -6,6 +6,8 @@ struct HTTPUpstream: Upstream {
     private let origin: HTTPOrigin
 
     var requestLoad: RequestLoad? { origin.slots.load }
+    /// A GET answers with the same `ETag`, `Last-Modified` and type as HEAD.
+    var fetchDescribesContent: Bool { true }
 
     init(name: String, server: HTTPServerConfig, client: CurlClient) throws(UpstreamSetupError) {
         self.name = name

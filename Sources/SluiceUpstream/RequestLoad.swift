@@ -16,4 +16,8 @@ extension RequestSlots {
 extension Upstream {
     /// Upstreams that make no HTTP requests have no request load.
     public var requestLoad: RequestLoad? { nil }
+
+    /// Kinds whose downloads come from elsewhere than their metadata (a cloud drive's content host, its own
+    /// validators), or that need no round trip for content info (a local folder), ask for it first.
+    public var fetchDescribesContent: Bool { false }
 }

@@ -14,6 +14,8 @@ struct S3Upstream: Upstream {
     private let links: DownloadLinks
 
     var requestLoad: RequestLoad? { origin.slots.load }
+    /// A GET answers with the same `ETag`, `Last-Modified` and type as HEAD.
+    var fetchDescribesContent: Bool { true }
 
     init(name: String, store: S3Config, client: CurlClient, backoff: RetryBackoff = RetryBackoff())
         throws(UpstreamSetupError)

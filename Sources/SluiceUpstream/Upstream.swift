@@ -17,6 +17,11 @@ public protocol Upstream: Sendable {
     /// The state of a renewable token (OAuth2), nil for fixed credentials or none.
     var tokenStatus: TokenStatus? { get }
 
+    /// Whether a ranged fetch's `206` head carries the content info ``contentInfo(for:)`` answers (length from
+    /// `Content-Range`, type, and the same validators), so that a first read can learn it from its own fetch instead
+    /// of asking first: one round trip to the first byte, not two.
+    var fetchDescribesContent: Bool { get }
+
     /// Requests in flight and waiting for a slot, for upstreams reached over HTTP; nil for the others.
     var requestLoad: RequestLoad? { get }
 
@@ -32,11 +37,14 @@ public struct FetchStart: Sendable, Equatable {
     /// The bytes the body will carry: the requested range on a valid 206, the whole object on a 200
     /// (the upstream ignored Range, or `If-Range` did not match). Consumers skip or trim as needed.
     public var delivered: ByteRange?
+    /// Whether the upstream answered the Range it was sent (a `206`), not with the whole object.
+    public var isPartial: Bool
 
     /// Creates a fetch start.
-    public init(info: ContentInfo, delivered: ByteRange?) {
+    public init(info: ContentInfo, delivered: ByteRange?, isPartial: Bool = false) {
         self.info = info
         self.delivered = delivered
+        self.isPartial = isPartial
     }
 }
 

@@ -18,6 +18,8 @@ struct WebDAVUpstream: Upstream {
     private let origin: HTTPOrigin
 
     var requestLoad: RequestLoad? { origin.slots.load }
+    /// A GET answers with the `ETag`, `Last-Modified` and type that PROPFIND reports.
+    var fetchDescribesContent: Bool { true }
 
     init(name: String, server: HTTPServerConfig, client: CurlClient) throws(UpstreamSetupError) {
         self.name = name

@@ -84,10 +84,12 @@ import Testing
             }
         }
         let requests = await moto.settledRequests()
-        // Virtual-hosted requests name the bucket in the host, path-style ones in the path.
-        #expect(requests.contains("HEAD /media/with%20space.bin 200"), "\(requests)")
-        #expect(requests.contains("HEAD /with%20space.bin 200"), "\(requests)")
-        #expect(requests.contains("HEAD /media/no/such%20key.bin 404"), "\(requests)")
+        // Virtual-hosted requests name the bucket in the host, path-style ones in the path. A first read's ranged
+        // GET tells the content info: no HEAD goes first.
+        #expect(requests.contains("GET /media/with%20space.bin 206"), "\(requests)")
+        #expect(requests.contains("GET /with%20space.bin 206"), "\(requests)")
+        #expect(requests.contains("GET /media/no/such%20key.bin 404"), "\(requests)")
+        #expect(!requests.contains { $0.hasPrefix("HEAD ") }, "\(requests)")
         #expect(!requests.contains { $0.hasSuffix(" 403") }, "a signature was refused: \(requests)")
     }
 
