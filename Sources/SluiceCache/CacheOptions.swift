@@ -8,6 +8,9 @@ public struct CacheOptions: Sendable, CustomStringConvertible, CustomDebugString
     public var maxAge: Duration
     /// Size of one chunk; a multiple of 4096 keeps every chunk in whole filesystem blocks.
     public var chunkSize: Int64
+    /// Whether `chunkSize` is only the size for a new cache: an existing one goes on with the size its index
+    /// records (``ChunkStore/options`` then holds that one), rather than being emptied for another.
+    public var keepsRecordedChunkSize = false
     /// 32-byte key; when set every chunk is sealed with ChaCha20-Poly1305 and plaintext never reaches disk.
     public var encryptionKey: [UInt8]?
     /// Longest time a written chunk stays pending before its bytes are synced and it is marked present.
@@ -35,8 +38,9 @@ public struct CacheOptions: Sendable, CustomStringConvertible, CustomDebugString
     /// Creates options; the remaining settings keep their defaults.
     public init(
         directory: String, maxSize: Int64, maxAge: Duration = .seconds(90 * 86_400), chunkSize: Int64 = 1 << 20,
-        encryptionKey: [UInt8]? = nil, hugePages: Bool = false
+        keepsRecordedChunkSize: Bool = false, encryptionKey: [UInt8]? = nil, hugePages: Bool = false
     ) {
+        self.keepsRecordedChunkSize = keepsRecordedChunkSize
         self.directory = directory
         self.maxSize = maxSize
         self.maxAge = maxAge

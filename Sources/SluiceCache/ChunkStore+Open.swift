@@ -25,6 +25,14 @@ extension ChunkStore {
         }
     }
 
+    /// The chunk size an existing cache was written with, when it is one the store can use.
+    static func recordedChunkSize(_ index: ChunkIndex) throws(CacheError) -> Int64? {
+        guard let text = try index.meta("chunk_size"), let size = Int64(text), size > 0, size <= 1 << 30,
+            size & (size - 1) == 0
+        else { return nil }
+        return size
+    }
+
     /// Empties the cache when the index was rebuilt or was written with another chunk size or key: its
     /// data files cannot be read with the current settings.
     static func checkCompatibility(_ state: inout StoreState, rebuilt: Bool, keyCheck: String) throws(CacheError) {

@@ -54,7 +54,6 @@ public final class ChunkStore: Sendable {
         } else {
             sealer = nil
         }
-        self.options = options
         self.logger = logger
         let layout = CacheLayout(root: options.directory)
         self.layout = layout
@@ -62,6 +61,19 @@ public final class ChunkStore: Sendable {
         // One process at a time: the accounting lives in memory, so a second writer would break the cap.
         guard let lockDescriptor = try FileIO.lockExclusively(layout.lockPath) else { throw .inUse }
         let walLimit = min(max(options.maxSize / 32, 64 << 10), 4 << 20)
+        let index: ChunkIndex
+        let rebuilt: Bool
+        var options = options
+        do {
+            (index, rebuilt) = try Self.openIndex(layout: layout, walLimit: walLimit, logger: logger, now: now)
+            if options.keepsRecordedChunkSize, let recorded = try Self.recordedChunkSize(index) {
+                options.chunkSize = recorded
+            }
+        } catch {
+            FileIO.unlockAndClose(lockDescriptor)
+            throw error
+        }
+        self.options = options
         let encrypted = sealer != nil
         // A sealed record's slot is rounded up to whole blocks so that each record owns its blocks.
         slotSize = encrypted ? StoreState.blocks(options.chunkSize + Int64(Self.sealOverhead)) : options.chunkSize
@@ -73,14 +85,6 @@ public final class ChunkStore: Sendable {
             indexHeadroom: walLimit / 2 + (64 << 10),
             logger: logger, now: now)
         state.lockDescriptor = lockDescriptor
-        let index: ChunkIndex
-        let rebuilt: Bool
-        do {
-            (index, rebuilt) = try Self.openIndex(layout: layout, walLimit: walLimit, logger: logger, now: now)
-        } catch {
-            FileIO.unlockAndClose(lockDescriptor)
-            throw error
-        }
         state.index = index
         do {
             try Self.checkCompatibility(&state, rebuilt: rebuilt, keyCheck: Self.keyCheck(options.encryptionKey))

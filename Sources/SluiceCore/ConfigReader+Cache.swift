@@ -23,6 +23,7 @@ extension ConfigReader {
             // Chunks are addressed by shifting offsets, and 64 KiB…64 MiB keeps the index small and a chunk cheap.
             if chunk >= 64 << 10, chunk <= 64 << 20, chunk & (chunk - 1) == 0 {
                 cache.chunkSize = chunk
+                cache.chunkSizeIsSet = true
             } else {
                 fail(Self.key(key, "chunkSize"), "must be a power of two from 64KiB to 64MiB")
             }

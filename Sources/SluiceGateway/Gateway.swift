@@ -57,17 +57,13 @@ public final class Gateway: Sendable {
         }
         let cache = config.cache
         do {
-            store = try ChunkStore(
-                options: CacheOptions(
-                    directory: cache.directory, maxSize: cache.maxSize, maxAge: cache.maxAge,
-                    chunkSize: cache.chunkSize,
-                    encryptionKey: cache.encryptionKeyBytes, hugePages: cache.hugePages),
-                logger: logger)
+            store = try ChunkStore(options: CacheOptions(config: cache), logger: logger)
         } catch {
             throw .cache(String(describing: error))
         }
         let coordinator = FillCoordinator(
-            store: store, settings: .init(chunkSize: cache.chunkSize, readahead: cache.readahead), metrics: metrics,
+            store: store, settings: .init(chunkSize: store.options.chunkSize, readahead: cache.readahead),
+            metrics: metrics,
             logger: logger)
         self.coordinator = coordinator
         let serving = CachedServing(

@@ -22,12 +22,7 @@ final class CacheOffline: CacheTarget {
             return nil
         }
         do {
-            let store = try ChunkStore(
-                options: CacheOptions(
-                    directory: settings.directory, maxSize: settings.maxSize, maxAge: settings.maxAge,
-                    chunkSize: settings.chunkSize, encryptionKey: settings.encryptionKeyBytes,
-                    hugePages: settings.hugePages),
-                logger: Logger(level: .warning))
+            let store = try ChunkStore(options: CacheOptions(config: settings), logger: Logger(level: .warning))
             return CacheOffline(store: store)
         } catch {
             printError("sluice cache: cannot open \(settings.directory): \(error)")

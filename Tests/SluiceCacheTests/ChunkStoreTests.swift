@@ -189,6 +189,39 @@ import Testing
         #expect(fixture.logLines.all.contains { $0.contains("cache emptied") })
     }
 
+    /// A configuration that sets no chunk size opens an existing cache with the one it was written with: an upgrade
+    /// whose default changed keeps every chunk. One that sets another size empties it.
+    @Test func anUnsetChunkSizeKeepsTheRecordedOneASetOneReplacesIt() throws {
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        var store = try fixture.open(fixture.options(chunkSize: 2 * Self.chunk))
+        try store.fill("nas://a", length: Self.length, chunks: [0])
+        store.close()
+        var kept = fixture.options(chunkSize: Self.chunk)
+        kept.keepsRecordedChunkSize = true
+        store = try fixture.open(kept)
+        #expect(store.options.chunkSize == 2 * Self.chunk)
+        #expect(try store.entry(for: "nas://a")?.chunks.contains(0) == true)
+        #expect(!fixture.logLines.all.contains { $0.contains("cache emptied") })
+        store.close()
+
+        store = try fixture.open(fixture.options(chunkSize: Self.chunk))
+        defer { store.close() }
+        #expect(store.options.chunkSize == Self.chunk)
+        #expect(try store.entry(for: "nas://a") == nil)
+        #expect(fixture.logLines.all.contains { $0.contains("cache emptied") })
+    }
+
+    @Test func aNewCacheTakesTheDefaultChunkSize() throws {
+        let fixture = try CacheFixture()
+        defer { fixture.remove() }
+        var options = fixture.options(chunkSize: Self.chunk)
+        options.keepsRecordedChunkSize = true
+        let store = try fixture.open(options)
+        defer { store.close() }
+        #expect(store.options.chunkSize == Self.chunk)
+    }
+
     @Test func uncommittedChunksAreNotServedAfterACrash() throws {
         try CacheFixture.withCrashCopy { fixture, copy in
             let store = try fixture.open(fixture.options(chunkSize: Self.chunk, lazyCommit: true))

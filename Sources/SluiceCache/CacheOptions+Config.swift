@@ -1,0 +1,12 @@
+import SluiceCore
+
+extension CacheOptions {
+    /// The store settings of a configuration's `cache` section. A chunk size the file does not set is only the size
+    /// of a new cache: an existing one keeps its own.
+    public init(config: CacheConfig) {
+        self.init(
+            directory: config.directory, maxSize: config.maxSize, maxAge: config.maxAge, chunkSize: config.chunkSize,
+            keepsRecordedChunkSize: !config.chunkSizeIsSet, encryptionKey: config.encryptionKeyBytes,
+            hugePages: config.hugePages)
+    }
+}
