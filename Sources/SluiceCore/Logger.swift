@@ -68,7 +68,8 @@ public struct Logger: Sendable {
             let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
             line = String(decoding: data, as: UTF8.self)
         case .text:
-            line = Self.textLine(time: time, level: level, message: message, fields.sorted { $0.key < $1.key })
+            line = TextLogLine.make(
+                time: time, level: level.rawValue, message: message, fields: fields.sorted { $0.key < $1.key })
         }
         level >= .warning ? urgentOutput(line) : output(line)
     }
@@ -81,26 +82,8 @@ public struct Logger: Sendable {
             return log(level, message, Dictionary(fields) { $1 })
         }
         assert(zip(fields, fields.dropFirst()).allSatisfy { $0.key < $1.key }, "fields out of key order")
-        let line = Self.textLine(time: Self.timestamp(), level: level, message: message, fields)
+        let line = TextLogLine.make(time: Self.timestamp(), level: level.rawValue, message: message, fields: fields)
         level >= .warning ? urgentOutput(line) : output(line)
-    }
-
-    private static func textLine(
-        time: String, level: LogLevel, message: String, _ fields: [(key: String, value: String)]
-    ) -> String {
-        var line = time
-        line.reserveCapacity(64 + fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count + 2 })
-        line += " "
-        line += level.rawValue
-        line += " "
-        line += message
-        for (key, value) in fields {
-            line += " "
-            line += key
-            line += "="
-            appendQuoted(value, to: &line)
-        }
-        return line
     }
 
     /// Whether lines at `level` are written (callers skip building metadata nobody reads).
@@ -114,32 +97,6 @@ public struct Logger: Sendable {
     public func warning(_ message: String, _ metadata: [String: String] = [:]) { log(.warning, message, metadata) }
     /// `log(.error, …)`.
     public func error(_ message: String, _ metadata: [String: String] = [:]) { log(.error, message, metadata) }
-
-    /// Appends a `key=value` text value: plain values as they are; others quoted, with backslash, quote and every control
-    /// character escaped, so no value can break a line or forge a field.
-    private static func appendQuoted(_ value: String, to out: inout String) {
-        let plain =
-            !value.isEmpty
-            && value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "=") }
-        guard !plain else {
-            out += value
-            return
-        }
-        out += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\\": out += "\\\\"
-            case "\"": out += "\\\""
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-                out += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
-    }
 
     /// UTC time with milliseconds, `2026-11-30T06:29:35.608Z`, formatted without a locale (one per log line).
     private static func timestamp() -> String { UTCTime(Date()).iso8601 }
