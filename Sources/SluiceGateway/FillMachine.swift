@@ -396,7 +396,7 @@ struct FillMachine {
     /// the others learn where it is (it may be reading what they wrote from the store), and resume if it caught up.
     private mutating func track(_ reader: ReaderID, at p: Int64, context: ReaderContext, actions: inout [Action]) {
         // Most reads are of readers attached to no fill: they cost no copy of the ids.
-        guard fills.values.contains(where: { $0.asset == context.asset && $0.interest[reader] != nil }) else { return }
+        guard fills.values.contains(where: { $0.interest[reader] != nil }) else { return }
         for id in Array(fills.keys) where fills[id]!.asset == context.asset {
             guard let at = fills[id]!.interest[reader] else { continue }
             if fills[id]!.end <= p {
