@@ -103,9 +103,7 @@ struct FillMachine {
     /// The reader reads offset `p`: bytes copied from a fill's memory into `out`, or wait, or read the store.
     mutating func read(
         _ reader: ReaderID, _ context: ReaderContext, at p: Int64, into out: UnsafeMutableRawBufferPointer
-    )
-        -> (step: FillReadStep, actions: [Action])
-    {
+    ) -> (step: FillReadStep, actions: [Action]) {
         var actions: [Action] = []
         if failed[reader] != nil { return (.failed, actions) }
         track(reader, at: p, context: context, actions: &actions)
