@@ -4,18 +4,44 @@ import SluiceUpstream
 /// Identifies one reader (one streamed response) across the fill coordinator.
 typealias ReaderID = ObjectIdentifier
 
-/// The state of one upstream fetch that fills a run of chunks of one asset: pure data, owned and mutated only
-/// under the ``FillCoordinator``'s lock.
+/// The state of one upstream fetch that fills a run of chunks of one asset: pure data, owned and mutated only by
+/// ``FillMachine``.
 ///
 /// Bytes arrive at `position`. The chunk being received sits in `buffer` (from `bufferStart`); completed chunks
 /// move to the store in folio-aligned runs (from `unwritten`), and stay in `recent` until written, or the last one
 /// or two when the store had no room for them, so that readers attached to the fill never miss bytes.
 struct FillState {
-    /// Why a fill stops taking bytes.
-    enum Phase: Equatable {
-        case running
-        case paused
+    /// Whether the fill takes bytes, with the handle of its transfer while it has one.
+    enum Phase {
+        /// Taking bytes. No handle yet before the shell keeps the one its launch returned, and none between a
+        /// broken body and its retry.
+        case running(fetch: (any FetchHandle)?)
+        /// Its transfer was told to pause (the fill is far enough ahead of its readers, or its writes lag); the
+        /// handle is missing when the pause came before the shell kept it.
+        case paused(fetch: (any FetchHandle)?)
+        /// Takes no more bytes: its transfer is cancelled; kept only while readers read its memory or writes run.
         case stopped
+
+        var isStopped: Bool {
+            if case .stopped = self { true } else { false }
+        }
+
+        /// The transfer's handle, while the fill has one.
+        var fetch: (any FetchHandle)? {
+            switch self {
+            case .running(let fetch), .paused(let fetch): fetch
+            case .stopped: nil
+            }
+        }
+
+        /// The same phase with `fetch` as its transfer (none when stopped).
+        func with(fetch: (any FetchHandle)?) -> Phase {
+            switch self {
+            case .running: .running(fetch: fetch)
+            case .paused: .paused(fetch: fetch)
+            case .stopped: .stopped
+            }
+        }
     }
 
     let id: Int
@@ -39,7 +65,7 @@ struct FillState {
     var interest: [ReaderID: Int64] = [:]
     /// Wakers of readers waiting for bytes beyond `position`.
     var waiters: [ReaderID: @Sendable () -> Void] = [:]
-    var phase: Phase = .running
+    var phase = Phase.running(fetch: nil)
     /// Set once the store refused a chunk for lack of room: the fill then keeps pace with its slowest reader.
     var cacheFull = false
     /// Upstream bytes still to drop before `position` (the upstream resent bytes before the resume point).
@@ -47,7 +73,6 @@ struct FillState {
     /// One past the last byte the current upstream response carries.
     var bodyEnd: Int64 = 0
     var attempts = 0
-    var fetch: (any FetchHandle)?
     /// Where the reader that made the fill stood: once a reader has read half the fill's length from there, it reads
     /// on, and a follow-on fill is started from `end`.
     let origin: Int64
@@ -60,7 +85,7 @@ struct FillState {
 
     /// Whether a stopped fill can go: nothing left in memory, or no reader left and no write under way (a reader
     /// arriving while a run is written reads it from memory: the store does not have it yet).
-    var isFinished: Bool { phase == .stopped && (recent.isEmpty || interest.isEmpty && storing == 0) }
+    var isFinished: Bool { phase.isStopped && (recent.isEmpty || interest.isEmpty && storing == 0) }
 
     /// Offset of the next byte expected from the upstream.
     var position: Int64 { bufferStart + Int64(buffer.count) }
