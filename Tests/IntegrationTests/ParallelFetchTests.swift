@@ -1,0 +1,85 @@
+import Foundation
+import SluiceCore
+import SluiceTestSupport
+import Testing
+
+/// `parallelFetches`: a fill's range is fetched as several ranged requests at once, and the client still gets the
+/// origin's bytes exactly, each asked for once, faster than one throttled connection carries them.
+@Suite struct ParallelFetchTests {
+    static let size = 12 << 20
+
+    /// An `http` upstream named `up` on the fault origin under `prefix`, `width` requests per fetch.
+    private static func upstream(_ origin: Peer, prefix: String = "", width: Int = 4) -> UpstreamConfig {
+        var server = HTTPServerConfig(baseURL: origin.url(prefix))
+        server.requests.parallelFetches = width
+        return UpstreamConfig(name: "up", source: .http(server))
+    }
+
+    /// The bytes the origin sent in each 206 (from the asked range's start), in order of offset.
+    private static func answeredRanges(_ stats: FaultOriginStats) -> [ClosedRange<Int>] {
+        stats.recent.filter { $0.method == "GET" && $0.status == 206 }.compactMap { request in
+            guard let spec = request.range?.dropFirst("bytes=".count).split(separator: "-"), spec.count == 2,
+                let first = Int(spec[0])
+            else { return nil }
+            return first...(first + request.bytes - 1)
+        }.sorted { $0.lowerBound < $1.lowerBound }
+    }
+
+    @Test func aSequentialReadIsByteExactAndAsksForEachByteOnce() async throws {
+        let content = try TemporaryDirectory()
+        let data = try await RandomData.file("a.bin", in: content, count: Self.size)
+        let origin = try await Peer.faultOrigin(root: content.path)
+        try await TestGateway.run(upstreams: [Self.upstream(origin)]) { gateway in
+            let result = try await TestHTTP.get(gateway.streamURL("up", "a.bin"))
+            #expect(result.status == 200)
+            #expect(result.body == data, "first difference at \(result.body.firstDifference(from: data[...]) ?? -1)")
+            let stats = try await origin.stats()
+            #expect(stats.bytes == Self.size, "the origin sent \(stats.bytes) bytes for a \(Self.size)-byte file")
+            let ranges = Self.answeredRanges(stats)
+            #expect(ranges.count > 4, "fills were not split: \(ranges)")
+            // Consecutive, none overlapping, from 0 to the end.
+            #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound + 1 == $1.lowerBound }, "\(ranges)")
+            #expect(ranges.first?.lowerBound == 0 && ranges.last?.upperBound == Self.size - 1)
+        }
+    }
+
+    /// The origin cuts one piece halfway: that piece alone is asked again, for its missing half, and the fill never
+    /// sees the break.
+    @Test func aPieceBrokenMidBodyIsAskedAgainForItsRest() async throws {
+        let content = try TemporaryDirectory()
+        let data = try await RandomData.file("a.bin", in: content, count: Self.size)
+        let origin = try await Peer.faultOrigin(root: content.path)
+        try await TestGateway.run(upstreams: [Self.upstream(origin, prefix: "short-once/")]) { gateway in
+            let result = try await TestHTTP.get(gateway.streamURL("up", "a.bin"))
+            #expect(result.status == 200)
+            #expect(result.body == data, "first difference at \(result.body.firstDifference(from: data[...]) ?? -1)")
+            let stats = try await origin.stats()
+            let cut = stats.recent.filter { $0.ending == .cut }
+            #expect(cut.count == 1, "\(stats.recent.map { ($0.range ?? "-", $0.ending.map(\.rawValue) ?? "-") })")
+            #expect(stats.bytes == Self.size, "the origin sent \(stats.bytes) bytes for a \(Self.size)-byte file")
+            let ranges = Self.answeredRanges(stats)
+            #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.upperBound + 1 == $1.lowerBound }, "\(ranges)")
+            #expect(gateway.log.lines(containing: "upstream body broke").isEmpty)
+        }
+    }
+
+    /// Each connection is held to 512 KiB/s: one connection would take 6 s for the file; four at a time take about
+    /// 2 s (a fill of 1 MiB in two pieces, then one of 2 MiB in four), well under 60% of 6 s on a loaded machine too:
+    /// the bytes are few, what bounds the time is the origin's pace.
+    @Test func fourConnectionsCarryMoreThanOneThrottledConnection() async throws {
+        let rate = 512 << 10
+        let size = 3 << 20
+        let content = try TemporaryDirectory()
+        let data = try await RandomData.file("a.bin", in: content, count: size)
+        let origin = try await Peer.faultOrigin(root: content.path, options: ["--slow-rate", String(rate)])
+        try await TestGateway.run(upstreams: [Self.upstream(origin, prefix: "slow/")]) { gateway in
+            let started = ContinuousClock.now
+            let result = try await TestHTTP.get(gateway.streamURL("up", "a.bin"))
+            let elapsed = ContinuousClock.now - started
+            #expect(result.body == data, "first difference at \(result.body.firstDifference(from: data[...]) ?? -1)")
+            let oneConnection = Duration.seconds(Double(size) / Double(rate))
+            #expect(elapsed < oneConnection * 0.6, "\(elapsed) for what one connection carries in \(oneConnection)")
+            #expect(try await origin.stats().bytes == size)
+        }
+    }
+}
