@@ -35,9 +35,10 @@ Control (never counted, never behind auth):
 
     GET  /_stats    {"requests": N, "bytes": M, "byPath": {path: {"requests", "bytes"}},
                      "byStatus": {"206": n, ...}, "recent": [{"method", "path", "range", "status",
-                     "bytes", "headers", "ended"}, ... last 1000]}
+                     "bytes", "headers", "ended", "began", "endedAt"}, ... last 1000]}
                     bytes = response body bytes written to sockets; headers = the request's fields
-                    (lower-cased names); ended = null while answering, then "complete", "client-gone"
+                    (lower-cased names); began and endedAt = monotonic seconds (endedAt null while
+                    answering); ended = null while answering, then "complete", "client-gone"
                     (the client closed first) or "cut" (the origin closed early: /short/, a stall
                     that reached --stall-max or SIGTERM)
     POST /_reset    zeroes everything above, answers 204
@@ -97,7 +98,8 @@ class Stats:
     def begin(self, method, path, headers):
         """Counts a request; returns its record, to which `add_bytes`, `set_status` and `end` write."""
         record = {"method": method, "path": path, "range": headers.get("Range"), "status": None, "bytes": 0,
-                  "headers": joined_fields(headers, lower=True), "ended": None}
+                  "headers": joined_fields(headers, lower=True), "ended": None, "began": time.monotonic(),
+                  "endedAt": None}
         with self.lock:
             self.requests += 1
             entry = self.by_path.setdefault(path, {"requests": 0, "bytes": 0})
@@ -117,6 +119,7 @@ class Stats:
         with self.lock:
             if record["ended"] is None:
                 record["ended"] = how
+                record["endedAt"] = time.monotonic()
 
     def add_bytes(self, record, count):
         with self.lock:
