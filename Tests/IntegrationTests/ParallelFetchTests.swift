@@ -76,9 +76,10 @@ import Testing
     }
 
     /// Each connection is held to 512 KiB/s. The file is read through an upstream of one request per fill, then
-    /// through one of four, from the same origin under the same load: four take about a third of the time (2 s against
-    /// 6 s on an idle machine: the fills of 1 and 2 MiB go one after the other), and under three quarters of it on a
-    /// starved one (load 17 on 2 cores added 4 s). That four requests ran at once the origin's own timestamps show.
+    /// through one of four, from the same origin under the same load: four take about a third of the time on an idle
+    /// machine (2 s against 6 s: the fills of 1 and 2 MiB go one after the other). A starved one (load 22 on 2 cores)
+    /// slows the many small events of four pieces more than one stream (9.5 s against 11.5 s), so the bound is only
+    /// "faster than one connection"; that four requests ran at once the origin's own timestamps show, at any load.
     @Test func fourConnectionsCarryMoreThanOneThrottledConnection() async throws {
         let rate = 512 << 10
         let size = 3 << 20
@@ -92,7 +93,7 @@ import Testing
             let single = try await Self.timedRead(gateway, "one", data)
             try await origin.resetStats()
             let parallel = try await Self.timedRead(gateway, "up", data)
-            #expect(parallel < single * 0.75, "four connections took \(parallel), one \(single)")
+            #expect(parallel < single, "four connections took \(parallel), one \(single)")
             let stats = try await origin.stats()
             #expect(stats.bytes == size)
             let spans = stats.recent.filter { $0.method == "GET" }.compactMap { request in
