@@ -284,10 +284,11 @@ http {
             raise BenchError("nginx rejected its config:\n%s" % check.stderr)
         return self.start(name, [tool("nginx"), "-p", prefix, "-c", conf_path])
 
-    def fault_origin(self, name, root):
-        """Starts Tests/Fixtures/fault_origin.py; returns (process, port)."""
+    def fault_origin(self, name, root, options=()):
+        """Starts Tests/Fixtures/fault_origin.py with extra command-line `options`; returns (process, port)."""
         port_file = self.path(name + ".port")
-        proc = self.start(name, [sys.executable, FAULT_ORIGIN, "--root", root, "--port", "0", "--port-file", port_file])
+        proc = self.start(name, [sys.executable, FAULT_ORIGIN, "--root", root, "--port", "0", "--port-file", port_file]
+                          + list(options))
         deadline = time.monotonic() + 15
         while not os.path.exists(port_file):
             if proc.poll() is not None or time.monotonic() > deadline:

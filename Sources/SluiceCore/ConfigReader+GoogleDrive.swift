@@ -5,8 +5,8 @@ extension ConfigReader {
     /// `access`, and its own `driveId`, `acknowledgeAbuse` and `resourceKeys`.
     func readGoogleDrive(_ object: [String: Any], at key: String) -> GoogleDriveConfig? {
         let allowed: Set = [
-            "kind", "auth", "apiBaseURL", "timeouts", "access", "maxConcurrentRequests", "driveId", "acknowledgeAbuse",
-            "resourceKeys",
+            "kind", "auth", "apiBaseURL", "timeouts", "access", "maxConcurrentRequests", "parallelFetches", "driveId",
+            "acknowledgeAbuse", "resourceKeys",
         ]
         guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
         let auth = readGoogleDriveAuth(object, at: key)

@@ -80,6 +80,7 @@ extension ConfigReader {
         case .webdav, .http:
             let allowed: Set = [
                 "kind", "baseURL", "auth", "headers", "timeouts", "redirectHosts", "access", "maxConcurrentRequests",
+                "parallelFetches",
             ]
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
             let baseURL = absoluteURL(object, "baseURL", at: key, required: true)
@@ -99,7 +100,9 @@ extension ConfigReader {
             server.requests = requests
             return kind == .webdav ? .webdav(server) : .http(server)
         case .directory:
-            let requestSettings = ["auth", "headers", "timeouts", "redirectHosts", "baseURL", "maxConcurrentRequests"]
+            let requestSettings = [
+                "auth", "headers", "timeouts", "redirectHosts", "baseURL", "maxConcurrentRequests", "parallelFetches",
+            ]
             let allowed = Set(["kind", "root", "access"] + requestSettings)
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
             // A directory upstream makes no HTTP requests, so request settings would silently do nothing.
@@ -111,7 +114,7 @@ extension ConfigReader {
         case .s3:
             let allowed: Set = [
                 "kind", "endpoint", "bucket", "region", "pathStyle", "auth", "headers", "timeouts", "access",
-                "maxConcurrentRequests",
+                "maxConcurrentRequests", "parallelFetches",
             ]
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
             let location = readS3Location(object, at: key)
@@ -144,6 +147,7 @@ extension ConfigReader {
     func readCloudDrive(_ object: [String: Any], extraKeys: Set<String> = [], at key: String) -> CloudDriveConfig? {
         let allowed: Set = [
             "kind", "auth", "apiBaseURL", "contentBaseURL", "timeouts", "access", "maxConcurrentRequests",
+            "parallelFetches",
         ]
         guard let object = self.object(object, at: key, allowed: allowed.union(extraKeys)) else { return nil }
         let oauth = readCloudAuth(object, at: key)
@@ -159,11 +163,14 @@ extension ConfigReader {
         return drive
     }
 
-    /// `timeouts` and `maxConcurrentRequests`, which every upstream reached over HTTP takes.
+    /// `timeouts`, `maxConcurrentRequests` and `parallelFetches`, which every upstream reached over HTTP takes.
     func readRequestSettings(_ object: [String: Any], at key: String) -> RequestSettings {
         var settings = RequestSettings()
         if let limit = integer(object, "maxConcurrentRequests", at: key, in: 1...1_024) {
             settings.maxConcurrentRequests = limit
+        }
+        if let pieces = integer(object, "parallelFetches", at: key, in: RequestSettings.parallelFetchesRange) {
+            settings.parallelFetches = pieces
         }
         if let timeouts = object["timeouts"].flatMap({ readTimeouts($0, at: Self.key(key, "timeouts")) }) {
             settings.timeouts = timeouts

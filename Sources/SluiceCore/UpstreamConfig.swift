@@ -94,14 +94,34 @@ public enum UpstreamSource: Sendable {
         case .googleDrive(let drive): drive.auth.typeName
         }
     }
+
+    /// The request settings of a kind reached over HTTP; nil for `directory`.
+    public var requests: RequestSettings? {
+        switch self {
+        case .webdav(let server), .http(let server): server.requests
+        case .s3(let store): store.requests
+        case .onedrive(let drive): drive.requests
+        case .dropbox(let dropbox): dropbox.drive.requests
+        case .yandexDisk(let disk): disk.drive.requests
+        case .box(let box): box.drive.requests
+        case .googleDrive(let drive): drive.requests
+        case .directory: nil
+        }
+    }
 }
 
-/// What every upstream reached over HTTP takes: timeouts and a cap on requests in flight.
+/// What every upstream reached over HTTP takes: timeouts, a cap on requests in flight, and how many ranged
+/// requests one fetch is split into.
 public struct RequestSettings: Sendable, Equatable {
     /// Timeouts.
     public var timeouts = UpstreamTimeouts()
     /// Requests to the upstream in flight at once, at most; more wait for a slot.
     public var maxConcurrentRequests = 16
+    /// Ranged requests one fetch runs at once, for consecutive pieces of its range (1: one request per fetch).
+    public var parallelFetches = 1
+
+    /// The values `parallelFetches` may take.
+    public static let parallelFetchesRange = 1...16
 
     /// Defaults.
     public init() {}

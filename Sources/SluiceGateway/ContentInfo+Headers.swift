@@ -16,13 +16,3 @@ extension ContentInfo {
         return fields
     }
 }
-
-extension ContentInfo {
-    /// Whether `other` describes a different version: another length, or validators that both exist and differ.
-    /// A response that omits a validator its metadata had is not taken as a change (`If-Range` guards it).
-    func isOtherVersion(of other: ContentInfo) -> Bool {
-        guard length == other.length else { return true }
-        guard let mine = validator, let theirs = other.validator else { return false }
-        return mine != theirs
-    }
-}

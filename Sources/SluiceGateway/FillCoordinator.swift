@@ -254,14 +254,3 @@ private final class FillSink: FetchSink {
     func receive(_ bytes: UnsafeRawBufferPointer) -> FetchAdvice { coordinator.received(id, bytes) }
     func finish(_ error: UpstreamError?) { coordinator.finished(id, error) }
 }
-
-extension UpstreamError {
-    /// Failures worth resuming the body after: the connection broke or stalled, or the upstream had a hiccup.
-    var isRetryable: Bool {
-        switch self {
-        case .timeout, .connectTimeout, .transport, .protocolViolation, .busy: true
-        case .badStatus(let status): status >= 500
-        default: false
-        }
-    }
-}

@@ -375,7 +375,7 @@ struct FillMachine {
         fill.phase = fill.phase.with(fetch: nil)
         let complete = error == nil || error == .cancelled || fill.position >= fill.end
         if !complete, let error, !fill.phase.isStopped, !fill.interest.isEmpty, fill.attempts < settings.maxRetries,
-            error.isRetryable
+            error.isResumable
         {
             fill.attempts += 1
             fill.phase = .running(fetch: nil)

@@ -53,6 +53,11 @@ public final class CurlClient: Sendable {
         set { listeners.withLock { $0 = newValue } }
     }
 
+    /// Runs `work` on the curl thread, after the commands sent before it: where fetch sinks are called.
+    func onCurlThread(_ work: @escaping @Sendable () -> Void) {
+        inbox.send(.run(work))
+    }
+
     /// Hands `transfer` to the curl thread.
     func start(_ transfer: CurlTransfer) {
         inbox.send(.add(transfer))

@@ -6,6 +6,8 @@ enum CurlCommand: Sendable {
     case resume(CurlTransfer)
     /// Abort a transfer; its delegate completes with ``UpstreamError/cancelled``.
     case cancel(CurlTransfer)
+    /// Run work on the curl thread, in order with the other commands (after shutdown: on the sender's thread).
+    case run(@Sendable () -> Void)
     /// Cancel everything, free the multi handle and end the thread; the continuation (if any) resumes after.
     case shutdown(CheckedContinuation<Void, Never>?)
 }

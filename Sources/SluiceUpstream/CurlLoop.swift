@@ -39,6 +39,7 @@ final class CurlLoop {
         switch command {
         case .add(let transfer): transfer.abandon()
         case .resume, .cancel: break
+        case .run(let work): work()
         case .shutdown(let waiter): waiter?.resume()
         }
     }
@@ -70,6 +71,8 @@ final class CurlLoop {
                     slots.queued(-1)
                     transfer.abort(in: multi, .cancelled)
                 }
+            case .run(let work):
+                work()
             case .shutdown(let waiter):
                 keepRunning = false
                 if let waiter { shutdownWaiters.append(waiter) }

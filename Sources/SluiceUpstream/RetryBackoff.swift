@@ -23,6 +23,13 @@ struct RetryBackoff: Sendable {
         return min(exponential * Double.random(in: 0.5...1), cap)
     }
 
+    /// The delay before attempt `attempt + 1` after attempt `attempt` broke with `error`: what a busy upstream's
+    /// `Retry-After` asked for, else as ``delay(after:retryAfter:)``.
+    func delay(after attempt: Int, error: UpstreamError) -> Duration {
+        if case .busy(_, let asked?) = error { return min(asked, cap) }
+        return delay(after: attempt, retryAfter: nil)
+    }
+
     /// The wait a `Retry-After` value asks for (RFC 9110 §10.2.3): delta-seconds, or an HTTP-date from `now`
     /// (none when it has passed); nil when absent or malformed.
     static func retryAfter(_ value: String?, now: Date = Date()) -> Duration? {

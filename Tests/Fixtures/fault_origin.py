@@ -15,6 +15,8 @@ If-Modified-Since. The first path segment may select a fault, so one origin serv
     /stall-body/<path>             sends the headers and half the body, then stalls
     /ignore-range/<path>           always 200 with the full body, no Accept-Ranges
     /short/<path>                  promises Content-Length, sends half the body, closes
+    /short-once/<path>             the first 206 that starts past byte 0 (since start or /_reset) is cut
+                                   as /short/ cuts; every other answer is normal
     /slow/<path>                   sends the body at --slow-rate bytes/s (default 256 KiB/s)
     /redirect/PORT/<path>          302 to http://127.0.0.1:PORT/<path> (query kept), with a short body
     /redirect-bare/PORT/<path>     the same 302 with an empty body
@@ -33,9 +35,10 @@ Control (never counted, never behind auth):
 
     GET  /_stats    {"requests": N, "bytes": M, "byPath": {path: {"requests", "bytes"}},
                      "byStatus": {"206": n, ...}, "recent": [{"method", "path", "range", "status",
-                     "bytes", "headers", "ended"}, ... last 1000]}
+                     "bytes", "headers", "ended", "began", "endedAt"}, ... last 1000]}
                     bytes = response body bytes written to sockets; headers = the request's fields
-                    (lower-cased names); ended = null while answering, then "complete", "client-gone"
+                    (lower-cased names); began and endedAt = monotonic seconds (endedAt null while
+                    answering); ended = null while answering, then "complete", "client-gone"
                     (the client closed first) or "cut" (the origin closed early: /short/, a stall
                     that reached --stall-max or SIGTERM)
     POST /_reset    zeroes everything above, answers 204
@@ -84,11 +87,19 @@ class Stats:
             self.by_path = {}
             self.by_status = {}
             self.recent = []
+            self.cut_taken = False
+
+    def take_cut(self):
+        """True the first time it is called since the last reset (`/short-once/`)."""
+        with self.lock:
+            taken, self.cut_taken = self.cut_taken, True
+            return not taken
 
     def begin(self, method, path, headers):
         """Counts a request; returns its record, to which `add_bytes`, `set_status` and `end` write."""
         record = {"method": method, "path": path, "range": headers.get("Range"), "status": None, "bytes": 0,
-                  "headers": joined_fields(headers, lower=True), "ended": None}
+                  "headers": joined_fields(headers, lower=True), "ended": None, "began": time.monotonic(),
+                  "endedAt": None}
         with self.lock:
             self.requests += 1
             entry = self.by_path.setdefault(path, {"requests": 0, "bytes": 0})
@@ -108,6 +119,7 @@ class Stats:
         with self.lock:
             if record["ended"] is None:
                 record["ended"] = how
+                record["endedAt"] = time.monotonic()
 
     def add_bytes(self, record, count):
         with self.lock:
@@ -252,7 +264,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if fault == "stall":
             self.close_connection = True
             return self.hold_until_client_goes()
-        if fault in ("stall-body", "ignore-range", "short", "slow", "wrong-range"):
+        if fault in ("stall-body", "ignore-range", "short", "short-once", "slow", "wrong-range"):
             return self.serve_file(rest, mode=fault)
         if fault in ("no-head", "head-without-length") and self.command == "HEAD":
             return self.head_fault(rest, fault)
@@ -382,6 +394,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                     first, last, total = self.mismatched(first, last, size)
                 content_range = "bytes %d-%d/%s" % (first, last, claimed or total)
 
+            if mode == "short-once":
+                mode = "short" if status == 206 and first > 0 and self.stats.take_cut() else "normal"
             length = last - first + 1 if size > 0 else 0
             self.begin_response(status)
             for name, value in validators.items():

@@ -174,6 +174,16 @@ class FaultOriginTests(unittest.TestCase):
         self.assertIn(b"Content-Length: 1000", head)
         self.assertEqual(body, self.data[:500])
 
+    def test_short_once_cuts_the_first_range_past_zero_only(self):
+        self.origin.request("/_reset", method="POST")
+        self.assertEqual(self.origin.request("/short-once/data.bin", {"Range": "bytes=0-999"})[2], self.data[:1000])
+        with socket.create_connection(("127.0.0.1", self.origin.port)) as s:
+            s.sendall(b"GET /short-once/data.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=1000-1999\r\n\r\n")
+            received = read_until_closed(s)
+        self.assertEqual(received.partition(b"\r\n\r\n")[2], self.data[1000:1500])
+        status, _, body = self.origin.request("/short-once/data.bin", {"Range": "bytes=1500-1999"})
+        self.assertEqual((status, body), (206, self.data[1500:2000]))
+
     def test_stall_body_sends_half_then_nothing(self):
         with socket.create_connection(("127.0.0.1", self.origin.port)) as s:
             s.sendall(b"GET /stall-body/data.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=0-999\r\n\r\n")

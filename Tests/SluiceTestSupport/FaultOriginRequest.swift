@@ -24,6 +24,9 @@ public struct FaultOriginRequest: Sendable, Equatable {
     public var headers: [String: String]
     /// How the answer ended, `nil` while it is still being written.
     public var ending: Ending?
+    /// When the request came and when its answer ended, in the origin's monotonic seconds.
+    public var began: Double?
+    public var endedAt: Double?
 
     /// Decodes an entry of `recent`; `nil` when a field is missing.
     init?(json: [String: Any]) {
@@ -37,5 +40,7 @@ public struct FaultOriginRequest: Sendable, Equatable {
         self.bytes = bytes
         self.headers = headers
         self.ending = (json["ended"] as? String).flatMap(Ending.init(rawValue:))
+        self.began = json["began"] as? Double
+        self.endedAt = json["endedAt"] as? Double
     }
 }

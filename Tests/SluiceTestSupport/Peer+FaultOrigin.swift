@@ -2,7 +2,7 @@ import Foundation
 
 extension Peer {
     /// `Tests/Fixtures/fault_origin.py` serving the files under `root` (see its header for the fault prefixes:
-    /// `/status/NNN/`, `/delay/MS/`, `/stall/`, `/stall-body/`, `/ignore-range/`, `/short/`, `/slow/`,
+    /// `/status/NNN/`, `/delay/MS/`, `/stall/`, `/stall-body/`, `/ignore-range/`, `/short/`, `/short-once/`, `/slow/`,
     /// `/redirect/PORT/`, `/redirect-to/NNN/<location>`, `/wrong-range/`, `/no-head/`, `/head-without-length/`, `/echo-headers`), with Basic auth
     /// when `user` and `password` are given. Extra command-line options (`--slow-rate`, `--stall-max`) go in
     /// `options`.
