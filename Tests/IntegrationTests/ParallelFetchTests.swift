@@ -103,7 +103,9 @@ import Testing
                 request.began.flatMap { began in request.endedAt.map { began...$0 } }
             }
             let mostAtOnce = spans.map { span in spans.filter { $0.contains(span.lowerBound) }.count }.max() ?? 0
-            #expect(mostAtOnce >= 4, "\(spans)")
+            // A fill split in two overlaps two requests; more than that only a fill split in four does. (The origin
+            // stamps a request when its thread starts on it, which a starved machine delays: not always all four.)
+            #expect(mostAtOnce >= 3, "\(spans)")
         }
     }
 }
