@@ -16,10 +16,10 @@ struct AccessLog: Sendable {
 
     /// Logs `exchange`.
     func record(_ exchange: HTTPExchange) {
-        metrics.record(status: exchange.status, cache: exchange.responseHeaders["X-Cache"])
+        let cache = exchange.responseHeaders["X-Cache"]
+        metrics.record(status: exchange.status, cache: cache)
         guard logger.isEnabled(.info) else { return }
         let request = exchange.request
-        let cache = exchange.responseHeaders["X-Cache"]
         // A streamed body knows its split; any other body of a stream response is a hit from the store.
         let split: (cache: Int64, upstream: Int64)? = cache.map { cache in
             (exchange.bodySource as? CachedBody)?.delivered
