@@ -12,7 +12,7 @@ import Synchronization
 /// it from its own offset and is woken as bytes arrive, not at chunk end. A reader's first fill asks for what it
 /// asked for, rounded to whole chunks, and a reader of an open range (`bytes=N-`, what players send) first gets one
 /// chunk: a probe that reads 64 KiB and leaves costs one chunk upstream, not a readahead. Each time a reader has
-/// read half of its fill, a follow-on fill twice as long is started from its end, up to `readahead`, so a reader
+/// read three quarters of its fill, a follow-on fill twice as long is started from its end, up to `readahead`, so a reader
 /// that keeps reading sequentially is soon served from long requests ahead of it. A fill runs at most `readahead` ahead
 /// of its furthest reader, finishes its current chunk and stops when its readers are gone, resumes a broken body
 /// from the last byte (with `If-Range`, bounded retries and backoff), and fills sequentially from byte 0 when the

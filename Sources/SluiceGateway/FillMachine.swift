@@ -33,7 +33,7 @@ import SluiceUpstream
 /// A body that breaks with a retryable error while readers are attached and attempts remain is resumed from its
 /// position (``Action/retry(fill:attempt:error:)``); any other failure fails the fill: its readers fail, a changed
 /// or vanished object marks the asset changed, and the fill goes at once. Each reader's last fill (``ReadRun``)
-/// sizes its next: a probe of an open range gets one chunk, a reader that has read half of its fill gets a
+/// sizes its next: a probe of an open range gets one chunk, a reader that has read three quarters of its fill gets a
 /// follow-on fill twice as long (``Action/successor(_:_:at:)``), up to `readahead`.
 struct FillMachine {
     /// Work the shell does after releasing the lock, in order.
@@ -183,7 +183,7 @@ struct FillMachine {
         return actions
     }
 
-    /// The reader has read half of a fill ending at `offset`: a follow-on fill starts there unless a fill covers it
+    /// The reader has read three quarters of a fill ending at `offset`: a follow-on fill starts there unless a fill covers it
     /// or `present` (as for ``fill(_:_:at:into:present:)``) has its chunk.
     mutating func successor(_ reader: ReaderID, _ context: ReaderContext, at offset: Int64, present: ChunkSet)
         -> [Action]
@@ -452,8 +452,9 @@ struct FillMachine {
         if runs[reader] == nil {
             runs[reader] = ReadRun(origin: fill.origin, window: fill.end - fill.start)
         }
-        // Half the fill read: the reader reads on, so the next run is asked for before it gets there.
-        if !fill.successorStarted, fill.end < context.rangeEnd, 2 * (p - fill.origin) >= fill.end - fill.start {
+        // Three quarters of the fill read: the reader reads on, so the next run is asked for before it gets there. (At
+        // half, a 64 KiB probe from the middle of a 128 KiB chunk would start one as it leaves.)
+        if !fill.successorStarted, fill.end < context.rangeEnd, 4 * (p - fill.origin) >= 3 * (fill.end - fill.start) {
             fill.successorStarted = true
             actions.append(.successor(reader, context, at: fill.end))
         }

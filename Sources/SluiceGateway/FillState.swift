@@ -73,7 +73,7 @@ struct FillState {
     /// One past the last byte the current upstream response carries.
     var bodyEnd: Int64 = 0
     var attempts = 0
-    /// Where the reader that made the fill stood: once a reader has read half the fill's length from there, it reads
+    /// Where the reader that made the fill stood: once a reader has read three quarters of the fill's length from there, it reads
     /// on, and a follow-on fill is started from `end`.
     let origin: Int64
     /// Whether a follow-on fill was already started from `end` for readahead.

@@ -158,7 +158,7 @@ import Testing
                 .launch(fill: 1, ByteRange(first: 16, last: 111)),
             ]),
         Script(
-            name: "an open-range reader past half its fill gets a follow-on fill twice as long",
+            name: "an open-range reader past three quarters of its fill gets a follow-on fill twice as long",
             events: [
                 .fill(0, at: 0, .pending, did: [.launch(fill: 1)]),
                 .launch(fill: 1, ByteRange(first: 0, last: 15)),
@@ -166,15 +166,17 @@ import Testing
                 .receive(fill: 1, at: 0, count: 16, .proceed, did: [.store(chunk: 0, bytes: 16)]),
                 .finish(fill: 1, .cancelled),
                 .read(0, at: 0, .bytes(16)),
-                .read(0, at: 8, .bytes(8), did: [.successor(at: 16)]),
+                .read(0, at: 8, .bytes(8)),
+                .read(0, at: 12, .bytes(4), did: [.successor(at: 16)]),
                 .successor(0, at: 16, did: [.launch(fill: 2)]),
                 .launch(fill: 2, ByteRange(first: 16, last: 47)),
-                // Past half of that one too: the next is twice as long again, up to the readahead.
+                // Past three quarters of that one too: the next is twice as long again, up to the readahead.
                 .start(fill: 2, ByteRange(first: 16, last: 47), .proceed),
                 .receive(
                     fill: 2, at: 16, count: 32, .proceed,
                     did: [.store(chunk: 1, bytes: 16), .store(chunk: 2, bytes: 16)]),
-                .read(0, at: 32, .bytes(16), did: [.successor(at: 48)]),
+                .read(0, at: 32, .bytes(16)),
+                .read(0, at: 40, .bytes(8), did: [.successor(at: 48)]),
                 .successor(0, at: 48, did: [.launch(fill: 3)]),
                 .launch(fill: 3, ByteRange(first: 48, last: 111)),
             ]),

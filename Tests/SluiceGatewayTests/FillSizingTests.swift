@@ -23,6 +23,22 @@ struct FillSizingTests {
         #expect(upstream.bytesSent == Int(Self.chunk))
     }
 
+    /// A player's probe reads 64 KiB from anywhere in a 128 KiB chunk (the default) and leaves, and the server reads
+    /// a socket buffer's worth more for it: more than half its fill, which must not count as reading on.
+    @Test("a 64 KiB probe in a 128 KiB chunk fetches that chunk and no follow-on fill")
+    func probeOfHalfAChunkFetchesOneChunk() async throws {
+        let chunk: Int64 = 128 << 10
+        let harness = try CoordinatorHarness(chunkSize: chunk, readahead: 1 << 20)
+        let upstream = ScriptedUpstream(data: data)
+        try harness.record(upstream)
+        let open = ByteRange(first: 2 * chunk + 16_384, last: Int64(data.count) - 1)
+        let read = await harness.drain(harness.body(upstream, open), length: open.count, limit: 80 << 10)
+        #expect(read == Array(data[Int(open.first)..<Int(open.first) + (80 << 10)]))
+        try await harness.settle()
+        #expect(upstream.requests.map(\.range) == [ByteRange(first: 2 * chunk, last: 3 * chunk - 1)])
+        #expect(upstream.bytesSent == Int(chunk))
+    }
+
     @Test("a probe that strays over a chunk boundary gets one more chunk, not a longer fill")
     func strayingProbeDoesNotGrow() async throws {
         let harness = try CoordinatorHarness(chunkSize: Self.chunk, readahead: 256 << 10)
