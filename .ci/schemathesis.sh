@@ -43,9 +43,11 @@ head -c 1500000 /dev/urandom >"$work/media/sample.mp4"
 head -c 4096 /dev/urandom >"$work/media/album/track 1.mp3"
 : >"$work/media/empty.bin"
 
-port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 token=${SLUICE_ADMIN_TOKEN:-$("$python" -c 'import secrets; print(secrets.token_urlsafe(24))')}
-cat >"$work/sluice.json" <<JSON
+# A free port found here can be taken by a parallel test before sluice binds it: try another one then.
+for attempt in 1 2 3; do
+    port=$("$python" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    cat >"$work/sluice.json" <<JSON
 {
   "server": { "listen": "127.0.0.1:$port", "adminTokenEnv": "SLUICE_ADMIN_TOKEN" },
   "cache": { "directory": "$work/cache", "maxSize": "64MiB", "chunkSize": "64KiB", "readahead": "256KiB" },
@@ -53,20 +55,27 @@ cat >"$work/sluice.json" <<JSON
   "logging": { "level": "warning" }
 }
 JSON
-
-SLUICE_ADMIN_TOKEN=$token "$sluice" serve --config "$work/sluice.json" >"$work/server.log" 2>&1 &
-server_pid=$!
-base=http://127.0.0.1:$port
-for _ in $(seq 1 100); do
-    if "$python" -c "import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=1)" "$base/readyz" 2>/dev/null; then
-        break
+    SLUICE_ADMIN_TOKEN=$token "$sluice" serve --config "$work/sluice.json" >"$work/server.log" 2>&1 &
+    server_pid=$!
+    base=http://127.0.0.1:$port
+    ready=no
+    for _ in $(seq 1 100); do
+        if "$python" -c "import urllib.request, sys; urllib.request.urlopen(sys.argv[1], timeout=1)" "$base/readyz" 2>/dev/null; then
+            ready=yes
+            break
+        fi
+        if ! kill -0 "$server_pid" 2>/dev/null; then
+            break
+        fi
+        sleep 0.1
+    done
+    [ "$ready" = yes ] && break
+    if [ "$attempt" -lt 3 ] && grep -q 'bindFailed' "$work/server.log"; then
+        continue
     fi
-    if ! kill -0 "$server_pid" 2>/dev/null; then
-        echo "schemathesis.sh: sluice exited at start:" >&2
-        cat "$work/server.log" >&2
-        exit 1
-    fi
-    sleep 0.1
+    echo "schemathesis.sh: sluice exited at start:" >&2
+    cat "$work/server.log" >&2
+    exit 1
 done
 
 # Two checks are narrowed, each for one operation and for a reason the schema cannot express:

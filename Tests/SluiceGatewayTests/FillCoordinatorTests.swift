@@ -95,7 +95,9 @@ struct FillCoordinatorTests {
             let bytes = await harness.drain(harness.body(upstream, range), length: range.count)
             drained.withLock { $0 = .some(bytes) }
         }
-        let outcome = await Poll.value(within: .seconds(20)) { drained.withLock { $0 } }
+        // In isolation it takes milliseconds; under the full suite, each of its 16 pause-resume hops waits for the
+        // cooperative pool, and it took 15-18 s: the bound says "never ends", not "slow".
+        let outcome = await Poll.value(within: .seconds(60)) { drained.withLock { $0 } }
         let bytes = try #require(outcome, "the read never ended")
         #expect(bytes == Array(data[70_000...300_000]))
         try await harness.settle()
