@@ -46,7 +46,8 @@ struct CachedServing: AssetServing {
         // A first read of an asset the cache has never seen: its own ranged GET tells what the object is.
         let opening =
             read != nil && cached == nil && upstream.fetchDescribesContent ? FillOpening(coordinator: coordinator) : nil
-        // The call records what it learns before it ends: the next call for the asset starts after that.
+        // The call records what it learns before it ends, so the next call for the asset starts after that; a first
+        // read's fill records it on its write queue instead, and until then a call for the asset takes that fill's.
         switch await flights.run(
             asset, startedAfter: refreshedAfter,
             { [store, logger, coordinator] () async throws(UpstreamError) in
