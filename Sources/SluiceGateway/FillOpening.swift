@@ -6,7 +6,7 @@ import SluiceUpstream
 /// `HEAD` or `PROPFIND` and then a `GET` (docs/architecture.md, "A cold miss, file by file").
 ///
 /// The request that opened it holds the fill (as a reader of its first byte) until its body has attached to it, or
-/// it answered without one (a `304`, a `416`), then releases it.
+/// its answer needs no body, then releases it.
 final class FillOpening: Sendable {
     private let coordinator: FillCoordinator
     /// When the request was sent: the upstream's time to first byte counts from here.
