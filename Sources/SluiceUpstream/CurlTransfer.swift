@@ -5,6 +5,9 @@ import SluiceCore
 /// redirect hops. Created on any thread and handed over through ``CurlInbox``; from then on every member is used on
 /// the curl thread only (libcurl callbacks, `CurlLoop`), which is why the class is `@unchecked Sendable`.
 final class CurlTransfer: @unchecked Sendable {
+    /// Most body bytes one write callback carries (CURLOPT_BUFFERSIZE(3)).
+    static let receiveBufferSize = 256 << 10
+
     let request: CurlRequest
     private var delegate: (any CurlTransferDelegate)?
     private(set) var easy: UnsafeMutableRawPointer?
@@ -81,6 +84,10 @@ final class CurlTransfer: @unchecked Sendable {
             sluice_easy_setopt_prereq(easy, curlPrereqCallback),
             sluice_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, context),
             sluice_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1),
+            // Each write callback hands the fill what one read of the socket returned, up to this: at libcurl's
+            // 16 KiB default a fast cold read woke its HTTP worker, and switched threads, for every 16 KiB. A
+            // callback never waits for the buffer to fill, so the first byte is not delayed.
+            sluice_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, Self.receiveBufferSize),
             setString(easy, CURLOPT_PROTOCOLS_STR, "http,https"),
             // Redirects are followed by `redirectTarget()`, not libcurl: libcurl 7.88 strips only Authorization
             // and Cookie on a cross-host hop, while configured static headers may hold API keys.
