@@ -315,7 +315,8 @@ import Testing
         let redirect: (inout UpstreamConfig) -> Void = { upstream in
             upstream.delivery = .redirect(status: 307)
             guard case .box(var box) = upstream.source else { return }
-            box.linkLifetime = .seconds(20)
+            // Long enough that a loaded machine's first requests all fall inside the link's handed-out life.
+            box.linkLifetime = .seconds(35)
             upstream.source = .box(box)
         }
         try await Self.run(["Films/clip.mp4": 400_000], box: redirect) { setup in
@@ -337,8 +338,8 @@ import Testing
                 #expect(got.firstDifference(from: data[low...high]) == nil, "bytes \(low)-\(high)")
             }
             #expect(try await setup.counters("content")["withAuthorization"] as? Int == 0)
-            // Twenty seconds of life, handed out until fifteen before their end: a new link within seconds.
-            let renewed = try await Poll.value(within: .seconds(30), every: .milliseconds(250)) {
+            // Thirty-five seconds of life, handed out until fifteen before their end: a new link after twenty.
+            let renewed = try await Poll.value(within: .seconds(45), every: .milliseconds(250)) {
                 () async throws -> String? in
                 let again = try await TestHTTP.head(url).header("Location")
                 return again != location ? again : nil
