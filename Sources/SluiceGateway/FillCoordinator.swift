@@ -113,10 +113,7 @@ final class FillCoordinator: Sendable {
                 answer.resume(returning: .success(info))
             case .launch(let id, let request):
                 answers.withLock { $0[id] = answer }
-                let fetch = request.upstream.fetch(
-                    request.path, range: request.range, ifRange: request.ifRange,
-                    into: FillSink(coordinator: self, id: id))
-                perform(state.withLock { $0.launched(id, fetch) })
+                send(request, for: id)
             }
         }
     }
@@ -214,6 +211,11 @@ final class FillCoordinator: Sendable {
     /// Starts (or restarts) fill `id`'s upstream request from its current position.
     private func launch(_ id: Int) {
         guard let request = state.withLock({ $0.launch(id) }) else { return }
+        send(request, for: id)
+    }
+
+    /// Makes fill `id`'s upstream request and gives the machine its handle.
+    private func send(_ request: FillMachine.Request, for id: Int) {
         let fetch = request.upstream.fetch(
             request.path, range: request.range, ifRange: request.ifRange, into: FillSink(coordinator: self, id: id))
         perform(state.withLock { $0.launched(id, fetch) })

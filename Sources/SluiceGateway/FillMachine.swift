@@ -302,14 +302,12 @@ struct FillMachine {
             return (.stop, [.answer(fill: id, .failure(.protocolViolation("a first read was not answered 206")))])
         }
         let info = start.info
-        let chunk = settings.chunkSize
         var fill = FillState(
             id: id, asset: opening.asset, info: info, upstream: opening.upstream, start: delivered.first,
             end: delivered.last + 1, bufferStart: delivered.first, origin: opening.read.first)
         fill.phase = .running(fetch: opening.fetch)
         fill.bodyEnd = fill.end
-        let wanted = min(opening.read.end ?? info.length, info.length)
-        fill.readerEnd = min((wanted + chunk - 1) / chunk * chunk, info.length)
+        fill.want(upTo: opening.read.end ?? info.length, for: .reader, chunkSize: settings.chunkSize)
         fill.interest[opening.opener] = opening.read.first
         fills[id] = fill
         return (.proceed, [.record(info, key: opening.asset.description), .answer(fill: id, .success(info))])

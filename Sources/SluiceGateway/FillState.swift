@@ -104,8 +104,13 @@ struct FillState {
     /// Notes how far `context`'s reader wants bytes, for ``split(at:count:)``: to the end of the chunk holding its
     /// last byte, since the store keeps whole chunks.
     mutating func want(_ context: ReaderContext, chunkSize: Int64) {
-        let end = min((context.rangeEnd + chunkSize - 1) / chunkSize * chunkSize, info.length)
-        switch context.reason {
+        want(upTo: context.rangeEnd, for: context.reason, chunkSize: chunkSize)
+    }
+
+    /// ``want(_:chunkSize:)`` of a reader for `reason` that asked for bytes up to `rangeEnd` (exclusive).
+    mutating func want(upTo rangeEnd: Int64, for reason: FetchReason, chunkSize: Int64) {
+        let end = min((rangeEnd + chunkSize - 1) / chunkSize * chunkSize, info.length)
+        switch reason {
         case .reader: readerEnd = max(readerEnd, end)
         case .prefetch: prefetchEnd = max(prefetchEnd, end)
         case .readahead: break
