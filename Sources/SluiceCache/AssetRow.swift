@@ -19,6 +19,8 @@ struct ChunkRow {
     var index: Int64
     /// Plaintext bytes of the chunk.
     var size: Int64
-    /// CRC-32 of the bytes as stored (the sealed record when encrypted).
+    /// CRC-32 of the bytes as stored (the sealed segments when encrypted).
     var crc: UInt32
+    /// How the chunk was sealed; nil in a plaintext store.
+    var seal: ChunkSeal? = nil
 }

@@ -4,6 +4,7 @@ import Foundation
 struct PendingChunk {
     var size: Int64
     var crc: UInt32
+    var seal: ChunkSeal?
     /// Unique per write: the committer marks the chunk present only if this write is still the pending one.
     var serial: UInt64
     var writtenAt: Date

@@ -30,4 +30,6 @@ public enum CacheError: Error, Equatable, Sendable {
     case inUse
     /// The store was closed.
     case closed
+    /// The operation needs an encrypted store (``ChunkStore/rekey(progress:)``).
+    case notEncrypted
 }

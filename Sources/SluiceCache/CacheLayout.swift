@@ -1,9 +1,20 @@
 import SluiceCrypto
 
-/// Where a cache directory keeps things. No user string becomes a path: a data file is named by the
-/// hex SHA-256 of the canonical asset ID and sharded by its first two digits (`data/ab/ab12….dat`).
+/// Where a cache directory keeps things. No user string becomes a path: a data file is named by the asset's
+/// storage key and sharded by its first two digits (`data/ab/ab12….dat`).
+///
+/// The storage key is the hex SHA-256 of the canonical asset ID, or in an encrypted store its HMAC-SHA256 under the
+/// store's name key (a random key kept sealed in the index): without that key nobody can tell whether a guessed
+/// asset ID is in the cache.
 struct CacheLayout: Sendable {
     let root: String
+    /// Keys the storage keys of an encrypted store; nil in a plaintext one.
+    let nameKey: [UInt8]?
+
+    init(root: String, nameKey: [UInt8]? = nil) {
+        self.root = root
+        self.nameKey = nameKey
+    }
 
     var indexPath: String { root + "/index.sqlite" }
     var indexFiles: [String] { [indexPath, indexPath + "-wal", indexPath + "-shm"] }
@@ -14,7 +25,10 @@ struct CacheLayout: Sendable {
     var trashDirectory: String { root + "/trash" }
 
     /// The index key of an asset: 64 lowercase hex digits.
-    static func key(for assetID: String) -> StorageKey { StorageKey(SHA256.hexHash(assetID)) }
+    func key(for assetID: String) -> StorageKey {
+        guard let nameKey else { return StorageKey(SHA256.hexHash(assetID)) }
+        return StorageKey(Hex.encode(HMACSHA256.authenticate(key: nameKey, message: assetID)))
+    }
 
     func shardDirectory(forKey key: StorageKey) -> String { dataDirectory + "/" + key.text.prefix(2) }
 

@@ -1,4 +1,5 @@
 import SluiceCore
+import SluiceCrypto
 
 extension CacheOptions {
     /// The store settings of a configuration's `cache` section. A chunk size the file does not set is only the size
@@ -6,7 +7,14 @@ extension CacheOptions {
     public init(config: CacheConfig) {
         self.init(
             directory: config.directory, maxSize: config.maxSize, maxAge: config.maxAge, chunkSize: config.chunkSize,
-            keepsRecordedChunkSize: !config.chunkSizeIsSet, encryptionKey: config.encryptionKeyBytes,
+            keepsRecordedChunkSize: !config.chunkSizeIsSet,
+            encryption: config.encryptionKeyBytes.map { key in
+                var encryption = CacheEncryption(
+                    currentKey: key, previousKeys: config.previousEncryptionKeyBytes,
+                    cipher: config.cipher.flatMap(AEADKind.init(name:)))
+                encryption.decryptedMemory = config.decryptedMemory
+                return encryption
+            },
             hugePages: config.hugePages)
     }
 }

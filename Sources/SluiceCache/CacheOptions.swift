@@ -11,8 +11,8 @@ public struct CacheOptions: Sendable, CustomStringConvertible, CustomDebugString
     /// Whether `chunkSize` is only the size for a new cache: an existing one goes on with the size its index
     /// records (``ChunkStore/options`` then holds that one), rather than being emptied for another.
     public var keepsRecordedChunkSize = false
-    /// 32-byte key; when set every chunk is sealed with ChaCha20-Poly1305 and plaintext never reaches disk.
-    public var encryptionKey: [UInt8]?
+    /// When set, every chunk and index row is sealed and plaintext never reaches disk (``CacheEncryption``).
+    public var encryption: CacheEncryption?
     /// Longest time a written chunk stays pending before its bytes are synced and it is marked present.
     public var commitInterval: Duration = .milliseconds(150)
     /// A commit starts at once when this many chunks are pending.
@@ -38,21 +38,22 @@ public struct CacheOptions: Sendable, CustomStringConvertible, CustomDebugString
     /// Creates options; the remaining settings keep their defaults.
     public init(
         directory: String, maxSize: Int64, maxAge: Duration = .seconds(90 * 86_400), chunkSize: Int64 = 1 << 20,
-        keepsRecordedChunkSize: Bool = false, encryptionKey: [UInt8]? = nil, hugePages: Bool = false
+        keepsRecordedChunkSize: Bool = false, encryption: CacheEncryption? = nil,
+        hugePages: Bool = false
     ) {
         self.keepsRecordedChunkSize = keepsRecordedChunkSize
         self.directory = directory
         self.maxSize = maxSize
         self.maxAge = maxAge
         self.chunkSize = chunkSize
-        self.encryptionKey = encryptionKey
+        self.encryption = encryption
         self.hugePages = hugePages
     }
 
     /// The settings with the encryption key redacted.
     public var description: String {
         "CacheOptions(directory: \(directory), maxSize: \(maxSize), maxAge: \(maxAge), chunkSize: \(chunkSize), "
-            + "encryptionKey: \(encryptionKey == nil ? "none" : "<redacted>"))"
+            + "encryption: \(encryption.map(String.init) ?? "none"))"
     }
 
     /// Same as `description`: the key never appears.

@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCore
+import SluiceCrypto
 
 /// The SQLite index: the authoritative list of assets and of present (synced) chunks, with an ``IndexMemo`` of
 /// the rows of recently used assets in front of it (a cache hit reads only the memo).
@@ -10,14 +11,21 @@ import SluiceCore
 /// WAL Files").
 struct ChunkIndex {
     /// Bumped when the schema changes incompatibly; an index with another version is rebuilt.
-    static let schemaVersion: Int64 = 1
+    static let schemaVersion: Int64 = 2
 
     let database: SQLiteDatabase
     let memo = IndexMemo()
+    /// Seals the identifying fields of asset rows (asset ID, content type, validators) in an encrypted store.
+    let keyring: CacheKeyring?
+    /// Whether the file held an index of another schema version, whose tables were dropped.
+    let replacedSchema: Bool
 
     /// Opens the index at `path`, applying pragmas and creating the schema. Throws when the file is not a
     /// usable database (the caller moves it aside).
-    init(path: String, walLimit: Int64) throws(CacheError) {
+    init(path: String, walLimit: Int64, keyring: CacheKeyring?) throws(CacheError) {
+        self.keyring = keyring
+        // Created private before SQLite opens it: its WAL and shared-memory files take the database's mode.
+        try FileIO.createPrivateFile(path)
         database = try SQLiteDatabase(path: path)
         do {
             // Reading the schema version parses the header: a garbage file fails here with SQLITE_NOTADB.
@@ -35,7 +43,8 @@ struct ChunkIndex {
                 PRAGMA wal_autocheckpoint=\(max(16, walLimit / 4096 / 2));
                 PRAGMA foreign_keys=OFF;
                 """)
-            if existing != 0 && existing != Self.schemaVersion {
+            replacedSchema = existing != 0 && existing != Self.schemaVersion
+            if replacedSchema {
                 try database.execute(
                     """
                     DROP TABLE IF EXISTS chunks; DROP TABLE IF EXISTS assets; DROP TABLE IF EXISTS meta;
@@ -49,11 +58,12 @@ struct ChunkIndex {
                     key TEXT PRIMARY KEY, asset_id TEXT NOT NULL, length INTEGER NOT NULL, content_type TEXT,
                     etag TEXT, last_modified REAL, validator TEXT, fetched_at REAL NOT NULL,
                     last_access REAL NOT NULL, pinned INTEGER NOT NULL DEFAULT 0,
-                    allocated INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+                    allocated INTEGER NOT NULL DEFAULT 0, key_id INTEGER, sealed BLOB) WITHOUT ROWID;
                 CREATE INDEX IF NOT EXISTS assets_lru ON assets(pinned, last_access);
                 CREATE TABLE IF NOT EXISTS chunks(
                     asset_key TEXT NOT NULL, idx INTEGER NOT NULL, size INTEGER NOT NULL, crc32 INTEGER NOT NULL,
-                    written_at REAL NOT NULL, PRIMARY KEY(asset_key, idx)) WITHOUT ROWID;
+                    written_at REAL NOT NULL, key_id INTEGER, cipher INTEGER, write_id INTEGER,
+                    PRIMARY KEY(asset_key, idx)) WITHOUT ROWID;
                 CREATE TABLE IF NOT EXISTS write_marks(key TEXT PRIMARY KEY) WITHOUT ROWID;
                 PRAGMA user_version=\(Self.schemaVersion);
                 """)
@@ -81,15 +91,15 @@ struct ChunkIndex {
     // MARK: assets
 
     private static let assetColumns =
-        "key, asset_id, length, content_type, etag, last_modified, validator, fetched_at, last_access, pinned, allocated"
+        "key, asset_id, length, content_type, etag, last_modified, validator, fetched_at, last_access, pinned, allocated, "
+        + "sealed"
 
     func asset(_ key: StorageKey) throws(CacheError) -> AssetRow? {
         if let remembered = memo.row(key) { return remembered }
         let statement = try database.statement("SELECT \(Self.assetColumns) FROM assets WHERE key = ?")
             .bind(.text(key.text))
         defer { statement.reset() }
-        guard try statement.step() else { return nil }
-        let row = Self.assetRow(statement)
+        guard try statement.step(), let row = assetRow(statement) else { return nil }
         memo.remember(row)
         return row
     }
@@ -108,21 +118,33 @@ struct ChunkIndex {
         )
         .bind(.text(cursor?.text ?? ""), .integer(Int64(limit)))
         var rows: [AssetRow] = []
-        while try statement.step() { rows.append(Self.assetRow(statement)) }
+        while try statement.step() { assetRow(statement).map { rows.append($0) } }
         return rows
     }
 
     func insertAsset(_ row: AssetRow) throws(CacheError) {
-        try database.statement(
+        let statement = try database.statement(
             """
-            INSERT OR REPLACE INTO assets(\(Self.assetColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """
-        ).bind(
-            .text(row.key.text), .text(row.assetID), .integer(row.info.length), .optional(row.info.contentType),
-            .optional(row.info.etag), row.info.lastModified.map { .real($0.timeIntervalSince1970) } ?? .null,
-            .optional(row.validator), .real(row.fetchedAt.timeIntervalSince1970),
-            .real(row.lastAccess.timeIntervalSince1970), .integer(row.pinned ? 1 : 0), .integer(row.allocated)
-        ).run()
+            INSERT OR REPLACE INTO assets(\(Self.assetColumns), key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        if let keyring {
+            // Only the length, times, pin and allocation stay readable: what eviction and the cap need.
+            let sealed = try AssetRowSealing.seal(row, keyring)
+            try statement.bind(
+                .text(row.key.text), .text(""), .integer(row.info.length), .null, .null, .null, .null,
+                .real(row.fetchedAt.timeIntervalSince1970), .real(row.lastAccess.timeIntervalSince1970),
+                .integer(row.pinned ? 1 : 0), .integer(row.allocated), .blob(sealed),
+                .integer(Int64(bitPattern: keyring.current.id))
+            ).run()
+        } else {
+            try statement.bind(
+                .text(row.key.text), .text(row.assetID), .integer(row.info.length), .optional(row.info.contentType),
+                .optional(row.info.etag), row.info.lastModified.map { .real($0.timeIntervalSince1970) } ?? .null,
+                .optional(row.validator), .real(row.fetchedAt.timeIntervalSince1970),
+                .real(row.lastAccess.timeIntervalSince1970), .integer(row.pinned ? 1 : 0), .integer(row.allocated),
+                .null, .null
+            ).run()
+        }
         memo.remember(row)
     }
 
@@ -179,7 +201,7 @@ struct ChunkIndex {
             """
         ).bind(.real(cursor?.0 ?? -Double.infinity), .text(cursor?.1.text ?? ""), .integer(Int64(limit)))
         var rows: [AssetRow] = []
-        while try statement.step() { rows.append(Self.assetRow(statement)) }
+        while try statement.step() { assetRow(statement).map { rows.append($0) } }
         return rows
     }
 
@@ -189,7 +211,7 @@ struct ChunkIndex {
             "SELECT \(Self.assetColumns) FROM assets WHERE pinned = 0 AND last_access < ? ORDER BY last_access LIMIT ?"
         ).bind(.real(date.timeIntervalSince1970), .integer(Int64(limit)))
         var rows: [AssetRow] = []
-        while try statement.step() { rows.append(Self.assetRow(statement)) }
+        while try statement.step() { assetRow(statement).map { rows.append($0) } }
         return rows
     }
 
@@ -225,21 +247,28 @@ struct ChunkIndex {
 
     private func selectChunks(_ key: StorageKey, in indices: ClosedRange<Int64>) throws(CacheError) -> [ChunkRow] {
         let statement = try database.statement(
-            "SELECT idx, size, crc32 FROM chunks WHERE asset_key = ? AND idx BETWEEN ? AND ? ORDER BY idx"
+            """
+            SELECT idx, size, crc32, key_id, cipher, write_id FROM chunks WHERE asset_key = ? AND idx BETWEEN ? AND ?
+            ORDER BY idx
+            """
         ).bind(.text(key.text), .integer(indices.lowerBound), .integer(indices.upperBound))
         var rows: [ChunkRow] = []
-        while try statement.step() {
-            rows.append(ChunkRow(index: statement.int64(0), size: statement.int64(1), crc: UInt32(statement.int64(2))))
-        }
+        while try statement.step() { rows.append(Self.chunkRow(statement, from: 0)) }
         return rows
     }
 
     func insertChunk(_ key: StorageKey, _ chunk: ChunkRow, writtenAt: Date) throws(CacheError) {
         try database.statement(
-            "INSERT OR REPLACE INTO chunks(asset_key, idx, size, crc32, written_at) VALUES (?, ?, ?, ?, ?)"
+            """
+            INSERT OR REPLACE INTO chunks(asset_key, idx, size, crc32, written_at, key_id, cipher, write_id)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """
         ).bind(
             .text(key.text), .integer(chunk.index), .integer(chunk.size), .integer(Int64(chunk.crc)),
-            .real(writtenAt.timeIntervalSince1970)
+            .real(writtenAt.timeIntervalSince1970),
+            chunk.seal.map { .integer(Int64(bitPattern: $0.keyID)) } ?? .null,
+            chunk.seal.map { .integer(Int64($0.cipher.rawValue)) } ?? .null,
+            chunk.seal.map { .integer(Int64(bitPattern: $0.writeID)) } ?? .null
         ).run()
         memo.insert(chunk, of: key)
     }
@@ -253,6 +282,64 @@ struct ChunkIndex {
             .bind(.text(key.text), .integer(indices.lowerBound), .integer(indices.upperBound)).run()
         memo.deleteChunks(of: key, in: indices)
         return database.changes
+    }
+
+    /// Deletes the chunks, and the asset rows with their chunks, sealed under none of the keys `ids` (or not sealed);
+    /// returns how many chunks and assets there were.
+    func deleteSealed(notUnder ids: [UInt64]) throws(CacheError) -> (chunks: Int, assets: Int) {
+        let known = ids.map { String(Int64(bitPattern: $0)) }.joined(separator: ",")
+        memo.forgetAll()
+        return try transaction { () throws(CacheError) in
+            try database.execute(
+                """
+                DELETE FROM chunks WHERE asset_key IN
+                    (SELECT key FROM assets WHERE key_id IS NULL OR key_id NOT IN (\(known)));
+                """)
+            try database.execute("DELETE FROM assets WHERE key_id IS NULL OR key_id NOT IN (\(known));")
+            let assets = database.changes
+            try database.execute("DELETE FROM chunks WHERE key_id IS NULL OR key_id NOT IN (\(known));")
+            return (database.changes, assets)
+        }
+    }
+
+    /// How many chunks and asset rows are sealed under another key than `id`.
+    func countSealed(notUnder id: UInt64) throws(CacheError) -> (chunks: Int, assets: Int) {
+        var counts: [Int] = []
+        for table in ["chunks", "assets"] {
+            let statement = try database.statement("SELECT count(*) FROM \(table) WHERE key_id != ?")
+                .bind(.integer(Int64(bitPattern: id)))
+            defer { statement.reset() }
+            counts.append(try statement.step() ? Int(statement.int64(0)) : 0)
+        }
+        return (counts[0], counts[1])
+    }
+
+    /// Keys of asset rows sealed under another key than `id`, at most `limit`.
+    func assetKeys(sealedNotUnder id: UInt64, limit: Int) throws(CacheError) -> [StorageKey] {
+        let statement = try database.statement("SELECT key FROM assets WHERE key_id != ? ORDER BY key LIMIT ?")
+            .bind(.integer(Int64(bitPattern: id)), .integer(Int64(limit)))
+        var keys: [StorageKey] = []
+        while try statement.step() { keys.append(StorageKey(statement.text(0) ?? "")) }
+        return keys
+    }
+
+    /// Chunks sealed under another key than `id`, ordered by asset key and index after `cursor`, at most `limit`.
+    func chunks(sealedNotUnder id: UInt64, after cursor: (StorageKey, Int64)?, limit: Int) throws(CacheError)
+        -> [(key: StorageKey, chunk: ChunkRow)]
+    {
+        let statement = try database.statement(
+            """
+            SELECT asset_key, idx, size, crc32, key_id, cipher, write_id FROM chunks
+            WHERE key_id != ? AND (asset_key, idx) > (?, ?) ORDER BY asset_key, idx LIMIT ?
+            """
+        ).bind(
+            .integer(Int64(bitPattern: id)), .text(cursor?.0.text ?? ""), .integer(cursor?.1 ?? -1),
+            .integer(Int64(limit)))
+        var rows: [(key: StorageKey, chunk: ChunkRow)] = []
+        while try statement.step() {
+            rows.append((StorageKey(statement.text(0) ?? ""), Self.chunkRow(statement, from: 1)))
+        }
+        return rows
     }
 
     func deleteAll() throws(CacheError) {
@@ -271,7 +358,30 @@ struct ChunkIndex {
         }
     }
 
-    private static func assetRow(_ statement: SQLiteStatement) -> AssetRow {
+    /// The row a statement selecting ``assetColumns`` is on; nil when its sealed fields do not open (sealed under a
+    /// key no longer configured, or altered).
+    private func assetRow(_ statement: SQLiteStatement) -> AssetRow? {
+        let row = Self.plainAssetRow(statement)
+        guard let keyring else { return row }
+        guard let sealed = statement.blob(11) else { return nil }
+        return AssetRowSealing.open(sealed, into: row, keyring)
+    }
+
+    /// A chunk row from the columns `idx, size, crc32, key_id, cipher, write_id` starting at `first`.
+    static func chunkRow(_ statement: SQLiteStatement, from first: Int32) -> ChunkRow {
+        var row = ChunkRow(
+            index: statement.int64(first), size: statement.int64(first + 1), crc: UInt32(statement.int64(first + 2)))
+        if !statement.isNull(first + 3),
+            let cipher = AEADKind(rawValue: UInt8(truncatingIfNeeded: statement.int64(first + 4)))
+        {
+            row.seal = ChunkSeal(
+                keyID: UInt64(bitPattern: statement.int64(first + 3)), cipher: cipher,
+                writeID: UInt64(bitPattern: statement.int64(first + 5)))
+        }
+        return row
+    }
+
+    private static func plainAssetRow(_ statement: SQLiteStatement) -> AssetRow {
         AssetRow(
             key: StorageKey(statement.text(0) ?? ""),
             assetID: statement.text(1) ?? "",

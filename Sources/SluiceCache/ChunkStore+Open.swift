@@ -6,10 +6,11 @@ extension ChunkStore {
     /// Opens the index; a file SQLite reports as not a database or corrupt is moved aside and replaced by
     /// an empty index (`rebuilt` true), so a damaged cache never blocks start-up.
     static func openIndex(
-        layout: CacheLayout, walLimit: Int64, logger: Logger, now: @Sendable () -> Date
+        layout: CacheLayout, walLimit: Int64, keyring: CacheKeyring?, logger: Logger, now: @Sendable () -> Date
     ) throws(CacheError) -> (ChunkIndex, rebuilt: Bool) {
         do {
-            return (try ChunkIndex(path: layout.indexPath, walLimit: walLimit), false)
+            let index = try ChunkIndex(path: layout.indexPath, walLimit: walLimit, keyring: keyring)
+            return (index, index.replacedSchema)
         } catch .index(let code, _) where code & 0xFF == 26 || code & 0xFF == 11 {
             // 26 is SQLITE_NOTADB, 11 SQLITE_CORRUPT (sqlite.org/rescode.html); other failures (permissions,
             // a full disk) are not repaired by starting over and are reported instead.
@@ -21,7 +22,7 @@ extension ChunkStore {
             logger.warning(
                 "cache index unreadable, moved aside and rebuilt empty",
                 ["cache.index": aside, "sqlite.code": "\(code)"])
-            return (try ChunkIndex(path: layout.indexPath, walLimit: walLimit), true)
+            return (try ChunkIndex(path: layout.indexPath, walLimit: walLimit, keyring: keyring), true)
         }
     }
 
@@ -33,23 +34,29 @@ extension ChunkStore {
         return size
     }
 
-    /// Empties the cache when the index was rebuilt or was written with another chunk size or key: its
-    /// data files cannot be read with the current settings.
-    static func checkCompatibility(_ state: inout StoreState, rebuilt: Bool, keyCheck: String) throws(CacheError) {
+    /// Empties the cache when the index was rebuilt or was written with another chunk size or with encryption on
+    /// where it is off now, or off where it is on (`sealing`): its data files cannot be read with the current
+    /// settings. `unopenable` (no configured key opens it, which ``naming(_:keyring:logger:)`` reported) empties it too.
+    static func checkCompatibility(_ state: inout StoreState, rebuilt: Bool, unopenable: Bool, sealing: String)
+        throws(CacheError)
+    {
         let index = try state.openIndex()
         let chunkSize = String(state.chunkSize)
         let storedChunkSize = try index.meta("chunk_size")
-        let storedKeyCheck = try index.meta("key_check")
-        let fresh = storedChunkSize == nil && storedKeyCheck == nil
-        if rebuilt || (!fresh && (storedChunkSize != chunkSize || storedKeyCheck != keyCheck)) {
-            state.logger.warning(
-                "cache emptied: index rebuilt or chunk size or encryption key changed",
-                ["cache.directory": state.layout.root])
+        let storedSealing = try index.meta("sealing")
+        let fresh = storedChunkSize == nil && storedSealing == nil
+        let incompatible = rebuilt || (!fresh && (storedChunkSize != chunkSize || storedSealing != sealing))
+        if incompatible || unopenable {
+            if incompatible {
+                state.logger.warning(
+                    "cache emptied: index rebuilt, chunk size changed, or encryption turned on or off",
+                    ["cache.directory": state.layout.root])
+            }
             try index.deleteAll()
             try moveDataToTrash(&state)
         }
         try index.setMeta("chunk_size", chunkSize)
-        try index.setMeta("key_check", keyCheck)
+        try index.setMeta("sealing", sealing)
     }
 
     /// Measures the data files of assets still marked as being written (``ChunkIndex/markWriting(_:)``), which
@@ -72,13 +79,6 @@ extension ChunkStore {
             }
         }
         state.logger.info("cache data files measured after an unclean stop", ["cache.files": "\(keys.count)"])
-    }
-
-    /// A short fingerprint of the encryption key (an HMAC under it, never the key), or `none`.
-    static func keyCheck(_ key: [UInt8]?) -> String {
-        guard let key else { return "none" }
-        return "chacha20-poly1305:"
-            + Hex.encode(HMACSHA256.authenticate(key: key, message: "sluice cache key").prefix(8))
     }
 
     /// Moves `data/` under `trash/` (one rename, however many files) and forgets every chunk in memory;

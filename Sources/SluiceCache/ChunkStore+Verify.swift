@@ -57,10 +57,36 @@ extension ChunkStore {
         return nil
     }
 
-    /// Whether stored bytes match their CRC-32 and, when sealed, their tag.
+    /// Whether stored bytes match their CRC-32 and, when sealed, every segment's tag.
     private func isIntact(_ stored: [UInt8], _ chunk: ChunkRow, key: StorageKey) -> Bool {
         guard CRC32.checksum(stored) == chunk.crc else { return false }
-        guard let sealer else { return true }
-        return (try? sealer.open(stored, associatedData: Self.associatedData(key: key, index: chunk.index))) != nil
+        guard let keyring else { return true }
+        guard let seal = chunk.seal, let aead = try? keyring.segmentCipher(seal, key: key, chunk: chunk.index) else {
+            return false
+        }
+        var plaintext = [UInt8](repeating: 0, count: Int(chunk.size))
+        defer { plaintext.wipe() }
+        return openSealed(stored, into: &plaintext, chunk: chunk, seal: seal, aead: aead, key: key, keyring: keyring)
+    }
+
+    /// Opens every segment of a stored sealed chunk into `plaintext` (its size); false when one does not open.
+    func openSealed(
+        _ stored: [UInt8], into plaintext: inout [UInt8], chunk: ChunkRow, seal: ChunkSeal, aead: AEADCipher,
+        key: StorageKey, keyring: CacheKeyring
+    ) -> Bool {
+        stored.withUnsafeBytes { sealed in
+            plaintext.withUnsafeMutableBytes { buffer in
+                (0..<SealedLayout.segments(chunk.size)).allSatisfy { segment in
+                    let size = Int(SealedLayout.plaintextSize(of: segment, in: chunk.size))
+                    let at = Int(segment * SealedLayout.storedSegmentSize)
+                    let into = Int(segment * SealedLayout.segmentSize)
+                    return
+                        (try? keyring.openSegment(
+                            UnsafeRawBufferPointer(rebasing: sealed[at..<(at + size + AEADCipher.tagSize)]), aead: aead,
+                            seal: seal, key: key, chunk: chunk.index, segment: segment, size: chunk.size,
+                            into: UnsafeMutableRawBufferPointer(rebasing: buffer[into..<(into + size)]))) != nil
+                }
+            }
+        }
     }
 }

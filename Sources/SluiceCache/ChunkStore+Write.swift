@@ -15,21 +15,21 @@ extension ChunkStore {
     public func write(
         chunk index: Int64, of assetID: String, bytes: UnsafeRawBufferPointer, validator: String?
     ) throws(CacheError) {
-        let key = CacheLayout.key(for: assetID)
+        let key = state.withLock { $0.key(for: assetID) }
         let admitted = try state.withLock { state throws(CacheError) in
             try state.beginWrite(key: key, chunk: index, count: bytes.count, validator: validator)
         }
         guard let ticket = admitted else { return }
         defer { FileIO.close(ticket.descriptor) }
-        let crc: UInt32
+        let stored: (crc: UInt32, seal: ChunkSeal?)
         do {
-            crc = try store(bytes, ticket: ticket)
+            stored = try store(bytes, ticket: ticket)
         } catch {
             state.withLock { $0.abandonWrite(ticket) }
             throw error
         }
         let commitNow = try state.withLock { state throws(CacheError) in
-            try state.finishWrite(ticket, size: Int64(bytes.count), crc: crc)
+            try state.finishWrite(ticket, size: Int64(bytes.count), crc: stored.crc, seal: stored.seal)
         }
         scheduleCommit(now: commitNow)
     }
@@ -46,8 +46,9 @@ extension ChunkStore {
         let pieces = stride(from: 0, to: bytes.count, by: size).map { start in
             UnsafeRawBufferPointer(rebasing: bytes[start..<min(start + size, bytes.count)])
         }
-        if pieces.count > 1, sealer == nil,
-            let tickets = try admit(pieces, from: first, key: CacheLayout.key(for: assetID), validator: validator)
+        if pieces.count > 1, keyring == nil,
+            let tickets = try admit(
+                pieces, from: first, key: state.withLock { $0.key(for: assetID) }, validator: validator)
         {
             try store(pieces, in: bytes, tickets: tickets)
             return
@@ -67,7 +68,7 @@ extension ChunkStore {
     /// aligned) or when chunks are that large.
     public var chunksPerFolio: Int64 {
         let folio = PageCache.largestFolio
-        guard options.hugePages, sealer == nil, options.chunkSize < folio, folio % options.chunkSize == 0 else {
+        guard options.hugePages, keyring == nil, options.chunkSize < folio, folio % options.chunkSize == 0 else {
             return 1
         }
         return folio / options.chunkSize
@@ -118,7 +119,7 @@ extension ChunkStore {
             let piece = pieces[position]
             do {
                 let now = try state.withLock { state throws(CacheError) in
-                    try state.finishWrite(ticket, size: Int64(piece.count), crc: CRC32.checksum(piece))
+                    try state.finishWrite(ticket, size: Int64(piece.count), crc: CRC32.checksum(piece), seal: nil)
                 }
                 commitNow = commitNow || now
             } catch {
@@ -145,27 +146,28 @@ extension ChunkStore {
         }.get()
     }
 
-    /// Associated data of a sealed chunk: its asset key and index, so a record cannot be moved to another
-    /// slot or file without failing its tag.
-    static func associatedData(key: StorageKey, index: Int64) -> [UInt8] {
-        Array(key.text.utf8) + withUnsafeBytes(of: index.bigEndian) { Array($0) }
-    }
-
-    /// Writes the chunk (sealed when encrypting) into its slot; returns the CRC-32 of the stored bytes.
-    private func store(_ bytes: UnsafeRawBufferPointer, ticket: WriteTicket) throws(CacheError) -> UInt32 {
-        guard let sealer else {
+    /// Writes the chunk (sealed when encrypting) into its slot; returns the CRC-32 of the stored bytes and how they
+    /// were sealed.
+    private func store(_ bytes: UnsafeRawBufferPointer, ticket: WriteTicket) throws(CacheError)
+        -> (crc: UInt32, seal: ChunkSeal?)
+    {
+        guard let keyring else {
             try FileIO.writeAll(ticket.descriptor, bytes, at: ticket.offset)
-            return CRC32.checksum(bytes)
+            return (CRC32.checksum(bytes), nil)
         }
-        let record: [UInt8]
-        do {
-            record = try sealer.seal(bytes, associatedData: Self.associatedData(key: ticket.key, index: ticket.index))
-        } catch {
-            throw .crypto(error)
-        }
+        var record = [UInt8](repeating: 0, count: Int(SealedLayout.storedSize(Int64(bytes.count))))
+        let seal = try record.withUnsafeMutableBytes { out in
+            Result { () throws(CacheError) in
+                do throws(CryptoError) {
+                    return try keyring.sealChunk(bytes, key: ticket.key, chunk: ticket.index, into: out)
+                } catch {
+                    throw .crypto(error)
+                }
+            }
+        }.get()
         try record.withUnsafeBytes { record in
             Result { () throws(CacheError) in try FileIO.writeAll(ticket.descriptor, record, at: ticket.offset) }
         }.get()
-        return CRC32.checksum(record)
+        return (CRC32.checksum(record), seal)
     }
 }

@@ -17,16 +17,15 @@ import Synchronization
 /// committer `fdatasync`ed its file and inserted its row (with CRC-32) into the index, within
 /// `commitInterval` or as soon as `commitBatchSize` chunks are pending.
 public final class ChunkStore: Sendable {
-    /// Bytes a sealed chunk has beyond its plaintext (nonce and tag).
-    static let sealOverhead = ChunkSealer.overhead
-
     /// The options the store was opened with.
     public let options: CacheOptions
     /// Whether chunks are sealed at rest (then ``fileRegion(_:of:validator:)`` is always nil).
-    public var isEncrypted: Bool { sealer != nil }
+    public var isEncrypted: Bool { keyring != nil }
     let layout: CacheLayout
     let logger: Logger
-    let sealer: ChunkSealer?
+    let keyring: CacheKeyring?
+    /// Decrypted segments of an encrypted store.
+    let segments: SegmentMemory?
     /// Distance between chunk slots in a data file.
     let slotSize: Int64
     let state: Mutex<StoreState>
@@ -45,38 +44,44 @@ public final class ChunkStore: Sendable {
         guard options.maxSize > 0 else { throw .invalidOptions("maxSize") }
         guard options.maxAge > .zero else { throw .invalidOptions("maxAge") }
         guard options.commitBatchSize > 0 else { throw .invalidOptions("commitBatchSize") }
-        if let key = options.encryptionKey {
-            do {
-                sealer = try ChunkSealer(key: key)
-            } catch {
-                throw .invalidOptions("encryptionKey")
-            }
-        } else {
-            sealer = nil
+        let keyring: CacheKeyring?
+        do {
+            keyring = try options.encryption.map(CacheKeyring.init)
+        } catch {
+            throw .invalidOptions("encryption")
         }
+        self.keyring = keyring
         self.logger = logger
-        let layout = CacheLayout(root: options.directory)
-        self.layout = layout
-        try FileIO.makeDirectories(layout.root)
+        let paths = CacheLayout(root: options.directory)
+        try FileIO.makeDirectories(paths.root)
+        if keyring != nil { try FileIO.makePrivate(paths.root) }
         // One process at a time: the accounting lives in memory, so a second writer would break the cap.
-        guard let lockDescriptor = try FileIO.lockExclusively(layout.lockPath) else { throw .inUse }
+        guard let lockDescriptor = try FileIO.lockExclusively(paths.lockPath) else { throw .inUse }
         let walLimit = min(max(options.maxSize / 32, 64 << 10), 4 << 20)
         let index: ChunkIndex
         let rebuilt: Bool
+        let naming: Naming
         var options = options
         do {
-            (index, rebuilt) = try Self.openIndex(layout: layout, walLimit: walLimit, logger: logger, now: now)
+            (index, rebuilt) = try Self.openIndex(
+                layout: paths, walLimit: walLimit, keyring: keyring, logger: logger, now: now)
             if options.keepsRecordedChunkSize, let recorded = try Self.recordedChunkSize(index) {
                 options.chunkSize = recorded
             }
+            naming = try Self.naming(index, keyring: keyring, logger: logger)
         } catch {
             FileIO.unlockAndClose(lockDescriptor)
             throw error
         }
         self.options = options
-        let encrypted = sealer != nil
-        // A sealed record's slot is rounded up to whole blocks so that each record owns its blocks.
-        slotSize = encrypted ? StoreState.blocks(options.chunkSize + Int64(Self.sealOverhead)) : options.chunkSize
+        let layout = CacheLayout(root: paths.root, nameKey: naming.nameKey)
+        self.layout = layout
+        let encrypted = keyring != nil
+        // A sealed chunk's slot is rounded up to whole blocks so that each chunk owns its blocks.
+        slotSize = encrypted ? StoreState.blocks(SealedLayout.storedSize(options.chunkSize)) : options.chunkSize
+        segments = options.encryption.map {
+            SegmentMemory(capacity: $0.decryptedMemory, slotSize: SealedLayout.segmentSize)
+        }
         var state = StoreState(
             layout: layout, chunkSize: options.chunkSize, slotSize: slotSize,
             encrypted: encrypted, hugePages: options.hugePages,
@@ -87,7 +92,12 @@ public final class ChunkStore: Sendable {
         state.lockDescriptor = lockDescriptor
         state.index = index
         do {
-            try Self.checkCompatibility(&state, rebuilt: rebuilt, keyCheck: Self.keyCheck(options.encryptionKey))
+            try Self.checkCompatibility(
+                &state, rebuilt: rebuilt, unopenable: naming.unopenable, sealing: encrypted ? "sealed" : "none")
+            if let keyring {
+                try Self.storeNameKey(naming.nameKey!, in: state.openIndex(), keyring: keyring)
+                try Self.dropUnreadable(&state, keyring: keyring)
+            }
             try Self.measureMarkedFiles(&state)
             state.dataBytes = try index.totalAllocated()
         } catch {
@@ -103,6 +113,15 @@ public final class ChunkStore: Sendable {
             state.measure(path)
         }
         self.state = Mutex(state)
+        if let keyring, let segments {
+            logger.info(
+                "cache encrypted",
+                [
+                    "cache.cipher": keyring.cipher.description, "cache.keys": "\(keyring.keyIDs.count)",
+                    "cache.decryptedMemory": segments.isLocked
+                        ? "locked" : "not locked (RLIMIT_MEMLOCK), kept out of core dumps",
+                ])
+        }
         if FileIO.exists(layout.trashDirectory) {
             maintenanceQueue.async { [self] in emptyTrash() }
         }
@@ -145,7 +164,7 @@ public final class ChunkStore: Sendable {
 
     /// What the cache holds for `assetID` (canonical asset ID), or nil when nothing is recorded.
     public func entry(for assetID: String) throws(CacheError) -> CacheEntry? {
-        let key = CacheLayout.key(for: assetID)
+        let key = layout.key(for: assetID)
         return try state.withLock { state throws(CacheError) in
             guard let row = try state.openIndex().asset(key) else { return nil }
             return try Self.entry(row, state)
@@ -161,7 +180,7 @@ public final class ChunkStore: Sendable {
     public func recordContentInfo(_ info: ContentInfo, for assetID: String, at date: Date) throws(CacheError)
         -> ContentInfoChange
     {
-        let key = CacheLayout.key(for: assetID)
+        let key = layout.key(for: assetID)
         return try state.withLock { state throws(CacheError) in
             let index = try state.openIndex()
             var row = AssetRow(
@@ -210,13 +229,13 @@ public final class ChunkStore: Sendable {
     /// Keeps `assetID`'s chunks from eviction until the lease is released. Taking a lease on an asset
     /// without an entry is allowed (it protects chunks written later).
     public func lease(_ assetID: String) -> CacheLease {
-        let key = CacheLayout.key(for: assetID)
+        let key = layout.key(for: assetID)
         return CacheLease(state.withLock { $0.takeLease(key) })
     }
 
     /// Records an access now (written to the index with the next commit).
     public func touch(_ assetID: String) {
-        let key = CacheLayout.key(for: assetID)
+        let key = layout.key(for: assetID)
         let schedule = state.withLock { state in
             state.touches[key] = state.now()
             return state.index != nil && !state.commitScheduled
@@ -227,7 +246,7 @@ public final class ChunkStore: Sendable {
     /// Pins or unpins an asset (pinned assets are never evicted or swept); false when it has no entry.
     @discardableResult
     public func pin(_ assetID: String, _ pinned: Bool) throws(CacheError) -> Bool {
-        let key = CacheLayout.key(for: assetID)
+        let key = layout.key(for: assetID)
         return try state.withLock { state throws(CacheError) in try state.openIndex().setPinned(key, pinned) }
     }
 
@@ -235,10 +254,11 @@ public final class ChunkStore: Sendable {
     /// keep reading the old (unlinked) file.
     @discardableResult
     public func purge(_ assetID: String) throws(CacheError) -> Bool {
-        let key = CacheLayout.key(for: assetID)
+        let key = layout.key(for: assetID)
         return try state.withLock { state throws(CacheError) in
             guard try state.openIndex().asset(key) != nil else { return false }
             try state.removeAsset(key, reason: .purge, keepEntry: false)
+            segments?.forget(key)
             return true
         }
     }
@@ -253,12 +273,14 @@ public final class ChunkStore: Sendable {
             try Self.moveDataToTrash(&state)
             state.count(.purge, chunks)
         }
+        segments?.forgetAll()
         maintenanceQueue.async { [self] in emptyTrash() }
     }
 
-    /// The key an asset is stored under: the hex SHA-256 of its canonical ID, which also names its data file.
-    public static func storageKey(for assetID: String) -> StorageKey {
-        CacheLayout.key(for: assetID)
+    /// The key an asset is stored under, which also names its data file: the hex SHA-256 of its canonical ID, or in
+    /// an encrypted store an HMAC of it under the store's name key (``CacheLayout``).
+    public func storageKey(for assetID: String) -> StorageKey {
+        layout.key(for: assetID)
     }
 
     // MARK: helpers

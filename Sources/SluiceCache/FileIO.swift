@@ -8,6 +8,18 @@ enum FileIO {
         Int32(try retrying("open") { Glibc.open(path, flags | O_CLOEXEC, 0o600) })
     }
 
+    /// Creates `path` with mode 0600 when missing and takes group and world access away from an existing one.
+    static func createPrivateFile(_ path: String) throws(CacheError) {
+        let descriptor = try open(path, O_RDWR | O_CREAT)
+        defer { close(descriptor) }
+        _ = try retrying("fchmod") { fchmod(descriptor, 0o600) }
+    }
+
+    /// Takes group and world access away from a directory.
+    static func makePrivate(_ path: String) throws(CacheError) {
+        _ = try retrying("chmod") { chmod(path, 0o700) }
+    }
+
     /// `open(2)`, or nil when the file does not exist.
     static func openIfExists(_ path: String, _ flags: Int32) throws(CacheError) -> Int32? {
         do {
@@ -65,20 +77,25 @@ enum FileIO {
     static func read(_ descriptor: Int32, count: Int, at offset: Int64) throws(CacheError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)
         let total = try buffer.withUnsafeMutableBytes { out in
-            Result { () throws(CacheError) -> Int in
-                var done = 0
-                while done < count {
-                    let got = try retrying("pread") {
-                        pread(descriptor, out.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-                    }
-                    if got == 0 { break }
-                    done += got
-                }
-                return done
-            }
+            Result { () throws(CacheError) -> Int in try read(descriptor, into: out, at: offset) }
         }.get()
         if total < count { buffer.removeLast(count - total) }
         return buffer
+    }
+
+    /// Fills `out` from `offset` with `pread(2)`s; returns how many bytes there were (fewer at the end of the file).
+    static func read(_ descriptor: Int32, into out: UnsafeMutableRawBufferPointer, at offset: Int64)
+        throws(CacheError) -> Int
+    {
+        var done = 0
+        while done < out.count {
+            let got = try retrying("pread") {
+                pread(descriptor, out.baseAddress! + done, out.count - done, off_t(offset) + off_t(done))
+            }
+            if got == 0 { break }
+            done += got
+        }
+        return done
     }
 
     /// `fdatasync(2)`: the data and the metadata needed to read it back (file size) reach the disk.

@@ -31,6 +31,13 @@ final class SQLiteStatement {
             case .integer(let number): code = sqlite3_bind_int64(handle, position, number)
             case .real(let number): code = sqlite3_bind_double(handle, position, number)
             case .text(let text): code = sqlite3_bind_text(handle, position, text, -1, sluice_sqlite_transient())
+            case .blob(let bytes):
+                code = bytes.withUnsafeBytes { raw in
+                    // A zero-length blob needs a real pointer: NULL would bind SQL NULL.
+                    sqlite3_bind_blob(
+                        handle, position, raw.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(raw.count),
+                        sluice_sqlite_transient())
+                }
             }
             guard code == SQLITE_OK else { throw database.error(code) }
         }
@@ -58,6 +65,13 @@ final class SQLiteStatement {
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
 
+    func blob(_ column: Int32) -> [UInt8]? {
+        guard !isNull(column) else { return nil }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard let pointer = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: pointer, count: count))
+    }
+
     func text(_ column: Int32) -> String? {
         guard let pointer = sqlite3_column_text(handle, column) else { return nil }
         return String(cString: pointer)
@@ -70,6 +84,7 @@ enum SQLiteValue {
     case integer(Int64)
     case real(Double)
     case text(String)
+    case blob([UInt8])
 
     static func optional(_ text: String?) -> SQLiteValue { text.map(SQLiteValue.text) ?? .null }
 }

@@ -35,7 +35,7 @@ extension StoreState {
             for item in current {
                 for (chunkIndex, chunk) in item.chunks {
                     try index.insertChunk(
-                        item.key, ChunkRow(index: chunkIndex, size: chunk.size, crc: chunk.crc),
+                        item.key, ChunkRow(index: chunkIndex, size: chunk.size, crc: chunk.crc, seal: chunk.seal),
                         writtenAt: chunk.writtenAt)
                 }
             }

@@ -98,7 +98,7 @@ extension StoreState {
 
     /// Bytes a chunk of `size` plaintext bytes occupies in its slot.
     func storedSize(_ size: Int64) -> Int64 {
-        encrypted ? size + Int64(ChunkStore.sealOverhead) : size
+        encrypted ? SealedLayout.storedSize(size) : size
     }
 
     /// `bytes` rounded up to whole 4 KiB filesystem blocks.

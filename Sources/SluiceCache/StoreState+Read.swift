@@ -74,7 +74,7 @@ extension StoreState {
         let exact = ExactString(assetID)
         if let key = keys[exact] { return key }
         if keys.count >= Self.maxRememberedKeys { keys.removeAll(keepingCapacity: true) }
-        let key = CacheLayout.key(for: assetID)
+        let key = layout.key(for: assetID)
         keys[exact] = key
         return key
     }

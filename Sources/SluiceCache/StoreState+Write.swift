@@ -49,10 +49,12 @@ extension StoreState {
 
     /// Completes a write whose bytes are in the file: the chunk becomes pending. Throws `.stale` when the
     /// asset was purged or replaced meanwhile. Returns whether a commit should start now.
-    mutating func finishWrite(_ ticket: WriteTicket, size: Int64, crc: UInt32) throws(CacheError) -> Bool {
+    mutating func finishWrite(_ ticket: WriteTicket, size: Int64, crc: UInt32, seal: ChunkSeal?) throws(CacheError)
+        -> Bool
+    {
         guard try release(ticket) else { throw .stale }
         runtime[ticket.key]!.pending[ticket.index] = PendingChunk(
-            size: size, crc: crc, serial: nextSerial(), writtenAt: now())
+            size: size, crc: crc, seal: seal, serial: nextSerial(), writtenAt: now())
         pendingCount += 1
         return pendingCount >= commitBatchSize
     }

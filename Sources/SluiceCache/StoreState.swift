@@ -134,7 +134,7 @@ struct StoreState {
         var chunks: [Int64: ChunkRow] = [:]
         for row in try openIndex().chunks(key, in: indices) { chunks[row.index] = row }
         for (index, pending) in runtime[key]?.pending ?? [:] where indices.contains(index) {
-            chunks[index] = ChunkRow(index: index, size: pending.size, crc: pending.crc)
+            chunks[index] = ChunkRow(index: index, size: pending.size, crc: pending.crc, seal: pending.seal)
         }
         return chunks
     }

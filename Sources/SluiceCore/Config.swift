@@ -82,6 +82,12 @@ public struct CacheConfig: Sendable {
     public var revalidateAfter: Duration = .seconds(60)
     /// 32-byte key that enables chunk encryption at rest.
     public var encryptionKey: Secret?
+    /// Keys a cache may still be sealed under (`previousKeyFiles`): read, never written with, until `rekey`.
+    public var previousEncryptionKeys: [Secret] = []
+    /// The AEAD new chunks are sealed with (`aes-256-gcm`, `chacha20-poly1305`); nil picks the fastest here.
+    public var cipher: String?
+    /// Bytes of decrypted segments kept in locked memory for hot hits of an encrypted cache.
+    public var decryptedMemory: Int64 = 64 << 20
     /// Lay data files out in huge-page folios: cheaper hits, dearer fills (`CacheOptions.hugePages`).
     public var hugePages = false
 

@@ -4,7 +4,7 @@ extension ConfigReader {
     func readCache(_ value: Any, at key: String) -> CacheConfig? {
         let allowed: Set = [
             "directory", "maxSize", "maxAge", "chunkSize", "readahead", "revalidateAfter", "encryptionKeyEnv",
-            "encryptionKeyFile", "hugePages",
+            "encryptionKeyFile", "hugePages", "previousKeyFiles", "cipher", "decryptedMemory",
         ]
         guard let object = object(value, at: key, allowed: allowed) else { return nil }
         var cache = CacheConfig()
@@ -44,6 +44,7 @@ extension ConfigReader {
                 fail(Self.key(key, source), "expected a 32-byte key as 64 hex digits or base64")
             }
         }
+        readEncryptionExtras(object, at: key, into: &cache)
         return cache
     }
 }

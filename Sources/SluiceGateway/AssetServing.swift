@@ -1,3 +1,4 @@
+import SluiceCache
 import SluiceCore
 import SluiceHTTP
 import SluiceUpstream
@@ -13,6 +14,9 @@ protocol AssetServing: Sendable {
         of asset: AssetID, from upstream: any Upstream, refreshedAfter: ContinuousClock.Instant?,
         opening read: OpeningRead?
     ) async throws(UpstreamError) -> ContentInfoLookup
+
+    /// The key the cache stores `asset` under.
+    func storageKey(for asset: AssetID) -> StorageKey
 
     /// The cached content info when it is fresh enough to use without asking the upstream; nil otherwise.
     func freshContentInfo(of target: StreamTarget) -> ContentInfo?

@@ -13,8 +13,6 @@ final class CachedBody: HTTPBodySource {
     private struct State {
         /// Absolute offset of the last `.pending` answer, where the waker waits.
         var pendingAt: Int64 = 0
-        /// A decrypted chunk kept for the next reads (encrypted caches only): its start and bytes.
-        var chunk: (start: Int64, bytes: [UInt8])?
         /// Why the store refused to read: another version was recorded since this reader's content info was
         /// taken, or the store failed.
         var storeFailure: ServeFailure?
@@ -30,6 +28,7 @@ final class CachedBody: HTTPBodySource {
     /// the others as from the cache, wherever a read finds them.
     private let missingAtStart: [ClosedRange<Int64>]
     private let lease: CacheLease
+    private let storageKey: StorageKey
     private let chunkSize: Int64
     private let state = Mutex(State())
     /// Bytes delivered that count as from the cache, and as fetched for this response, for the access log.
@@ -49,6 +48,7 @@ final class CachedBody: HTTPBodySource {
         self.traffic = traffic
         self.missingAtStart = missingAtStart
         self.lease = store.lease(context.asset.description)
+        self.storageKey = store.storageKey(for: context.asset.description)
         self.chunkSize = store.options.chunkSize
     }
 
@@ -131,37 +131,17 @@ final class CachedBody: HTTPBodySource {
         if completed { store.touch(context.asset.description) }
     }
 
-    /// Copies bytes at `p`, up to the end of its chunk, from the store.
+    /// Copies bytes at `p`, up to the end of its chunk, from the store (in an encrypted store, from the segments
+    /// holding them, which stay in the store's decrypted memory for the next reads).
     private func readStore(at p: Int64, into out: UnsafeMutableRawBufferPointer) -> Result<Int, CacheError> {
-        let chunkStart = p / chunkSize * chunkSize
-        let chunkEnd = min(chunkStart + chunkSize, context.info.length)
-        guard store.options.encryptionKey != nil else {
-            let count = min(Int64(out.count), chunkEnd - p)
-            return Result { () throws(CacheError) in
-                let bytes = try store.read(
-                    ByteRange(offset: p, count: count), of: context.asset.description, validator: context.info.validator
-                )
-                return copy(bytes, from: 0, into: out)
-            }
-        }
-        if let cached = state.withLock({ $0.chunk }), cached.start == chunkStart {
-            return .success(copy(cached.bytes, from: Int(p - chunkStart), into: out))
-        }
+        let chunkEnd = min(p / chunkSize * chunkSize + chunkSize, context.info.length)
+        let count = Int(min(Int64(out.count), chunkEnd - p))
         return Result { () throws(CacheError) in
-            let bytes = try store.read(
-                ByteRange(first: chunkStart, last: chunkEnd - 1), of: context.asset.description,
-                validator: context.info.validator)
-            state.withLock { $0.chunk = (chunkStart, bytes) }
-            return copy(bytes, from: Int(p - chunkStart), into: out)
+            try store.read(
+                ByteRange(offset: p, count: Int64(count)), storageKey: storageKey, validator: context.info.validator,
+                into: UnsafeMutableRawBufferPointer(rebasing: out[..<count]))
+            return count
         }
-    }
-
-    private func copy(_ bytes: [UInt8], from offset: Int, into out: UnsafeMutableRawBufferPointer) -> Int {
-        let n = min(out.count, bytes.count - offset)
-        bytes.withUnsafeBytes { source in
-            out.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[offset..<(offset + n)]))
-        }
-        return n
     }
 }
 

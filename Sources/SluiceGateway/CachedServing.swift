@@ -76,6 +76,10 @@ struct CachedServing: AssetServing {
         }
     }
 
+    func storageKey(for asset: AssetID) -> StorageKey {
+        store.storageKey(for: asset.description)
+    }
+
     func freshContentInfo(of target: StreamTarget) -> ContentInfo? {
         guard let cached = try? store.contentInfo(storageKey: target.storageKey), isFresh(cached.fetchedAt),
             !coordinator.isChanged(target.asset)
@@ -84,6 +88,7 @@ struct CachedServing: AssetServing {
     }
 
     func cachedBody(of target: StreamTarget, info: ContentInfo, range: ByteRange) -> ServedBody? {
+        if store.isEncrypted { return sealedBody(of: target, info: info, range: range) }
         guard let region = store.fileRegion(range, storageKey: target.storageKey, validator: info.validator),
             let body = Self.body(of: region)
         else { return nil }
@@ -153,6 +158,29 @@ extension CachedServing {
         }
         return .file(descriptor: descriptor, offset: region.offset, length: region.count)
     }
+
+    /// The body of a cached range of an encrypted store, opened into a buffer that is wiped when the response is done;
+    /// nil when a byte is not cached (or a segment failed its tag: the chunk was dropped, and the caller's fill fetches
+    /// it again). Only ranges up to ``maxSealedHit`` are opened here, on the HTTP worker: longer ones stream.
+    private func sealedBody(of target: StreamTarget, info: ContentInfo, range: ByteRange) -> ServedBody? {
+        guard range.count <= Self.maxSealedHit else { return nil }
+        let buffer = PlaintextBuffer(count: Int(range.count))
+        guard
+            (try? store.read(range, storageKey: target.storageKey, validator: info.validator, into: buffer.bytes))
+                != nil
+        else { return nil }
+        let traffic = target.traffic
+        let count = range.count
+        return ServedBody(
+            body: .borrowed(BorrowedBytes(UnsafeRawBufferPointer(buffer.bytes), owner: buffer)), cacheStatus: .hit,
+            upstreamFirstByte: nil,
+            onComplete: { completed in
+                if completed { traffic.send(fromCache: count, fromUpstream: 0) }
+            })
+    }
+
+    /// The longest range an encrypted hit opens at once (a few milliseconds of decryption at most).
+    static let maxSealedHit: Int64 = 4 << 20
 
     private func isFresh(_ fetchedAt: Date) -> Bool {
         Date().timeIntervalSince(fetchedAt) < revalidateAfter

@@ -1,3 +1,4 @@
+import SluiceCache
 import SluiceCore
 import SluiceUpstream
 import Synchronization
@@ -12,14 +13,20 @@ final class RouteMemo: Sendable {
     private let upstreams: [String: any Upstream]
     private let redirects: [String: Int]
     private let metrics: GatewayMetrics
+    private let naming: @Sendable (AssetID) -> StorageKey
     private let targets = Mutex<[ExactString: StreamTarget]>([:])
 
-    /// A memo resolving paths to `upstreams` (by name), whose targets count their traffic in `metrics`; upstreams
-    /// in `redirects` answer streams with that redirect status.
-    init(upstreams: [String: any Upstream], redirects: [String: Int] = [:], metrics: GatewayMetrics) {
+    /// A memo resolving paths to `upstreams` (by name), whose targets count their traffic in `metrics` and are
+    /// stored in the cache under the key `naming` gives; upstreams in `redirects` answer streams with that redirect
+    /// status.
+    init(
+        upstreams: [String: any Upstream], redirects: [String: Int] = [:], metrics: GatewayMetrics,
+        naming: @escaping @Sendable (AssetID) -> StorageKey
+    ) {
         self.upstreams = upstreams
         self.redirects = redirects
         self.metrics = metrics
+        self.naming = naming
     }
 
     /// The target of a stream path. Throws the problem to answer: 400 for an invalid path, 404 for an upstream
@@ -37,7 +44,7 @@ final class RouteMemo: Sendable {
             throw .notFound("no upstream named \"\(asset.upstream)\"")
         }
         let target = StreamTarget(
-            asset: asset, upstream: upstream, traffic: metrics.traffic(of: asset.upstream),
+            asset: asset, upstream: upstream, storageKey: naming(asset), traffic: metrics.traffic(of: asset.upstream),
             redirectStatus: redirects[asset.upstream])
         targets.withLock { targets in
             if targets.count >= Self.capacity { targets.removeAll(keepingCapacity: true) }

@@ -26,7 +26,8 @@ final class StreamHandler: Sendable {
         self.serving = serving
         self.metrics = metrics
         self.logger = logger
-        routes = RouteMemo(upstreams: upstreams, redirects: redirects, metrics: metrics)
+        routes = RouteMemo(
+            upstreams: upstreams, redirects: redirects, metrics: metrics, naming: { serving.storageKey(for: $0) })
     }
 
     /// What a request asks for, once its content info is known.

@@ -20,14 +20,17 @@ final class StreamTarget: Sendable {
     let redirectStatus: Int?
     private let representation = Mutex<Representation?>(nil)
 
-    /// The target for `asset` on `upstream`, whose responses count in `traffic`; `redirectStatus` as the upstream's
-    /// delivery says.
-    init(asset: AssetID, upstream: any Upstream, traffic: UpstreamTraffic, redirectStatus: Int? = nil) {
+    /// The target for `asset` on `upstream`, stored in the cache under `storageKey`, whose responses count in
+    /// `traffic`; `redirectStatus` as the upstream's delivery says.
+    init(
+        asset: AssetID, upstream: any Upstream, storageKey: StorageKey, traffic: UpstreamTraffic,
+        redirectStatus: Int? = nil
+    ) {
         self.asset = asset
         self.upstream = upstream
+        self.storageKey = storageKey
         self.traffic = traffic
         self.redirectStatus = redirectStatus
-        storageKey = ChunkStore.storageKey(for: asset.description)
     }
 
     /// The representation fields of the version `info` describes, made once per version (every response for the

@@ -10,6 +10,7 @@ struct CacheArguments {
         case purge(AssetID)
         case purgeAll
         case verify
+        case rekey
     }
 
     /// Which cache to work on.
@@ -35,7 +36,7 @@ struct CacheArguments {
     init(_ arguments: [String]) throws(CommandError) {
         var rest = arguments[...]
         guard let verb = rest.popFirst() else {
-            throw CommandError(message: "missing subcommand (stats, ls, purge, verify)")
+            throw CommandError(message: "missing subcommand (stats, ls, purge, verify, rekey)")
         }
         var options: [String: String] = [:]
         var flags: Set<String> = []
@@ -97,9 +98,9 @@ struct CacheArguments {
         -> Action
     {
         switch verb {
-        case "stats", "verify":
+        case "stats", "verify", "rekey":
             guard operands.isEmpty else { throw CommandError(message: "\(verb) takes no operand") }
-            return verb == "stats" ? .stats : .verify
+            return ["stats": .stats, "verify": .verify, "rekey": .rekey][verb]!
         case "ls":
             guard operands.isEmpty else { throw CommandError(message: "ls takes no operand") }
             guard let limit else { return .list(limit: nil) }
@@ -121,7 +122,7 @@ struct CacheArguments {
                 throw CommandError(message: "\(operands[0]) is not an asset ID (\(error))")
             }
         default:
-            throw CommandError(message: "unknown subcommand \"\(verb)\" (stats, ls, purge, verify)")
+            throw CommandError(message: "unknown subcommand \"\(verb)\" (stats, ls, purge, verify, rekey)")
         }
     }
 }

@@ -62,6 +62,12 @@ enum CacheCommand {
             let report = try await target.verify()
             print(CacheText.verify(report, json: json))
             return report.bad.isEmpty ? 0 : ExitStatus.failure
+        case .rekey:
+            let report = try await target.rekey { progress in
+                if !json { printError(CacheText.rekeyProgress(progress)) }
+            }
+            print(CacheText.rekey(report, json: json))
+            return report.state == "done" ? 0 : ExitStatus.failure
         }
         return 0
     }

@@ -79,6 +79,17 @@ final class CacheOffline: CacheTarget {
         AdminVerifyReport(try attempt { () throws(CacheError) in try store.verify(dropBad: true) })
     }
 
+    func rekey(progress: @Sendable (AdminRekey) -> Void) throws(CommandError) -> AdminRekey {
+        do {
+            let report = try store.rekey { progress(AdminRekey(state: "running", progress: $0)) }
+            return AdminRekey(state: "done", progress: report)
+        } catch .notEncrypted {
+            throw CommandError(message: "the cache is not encrypted: there is nothing to re-seal")
+        } catch {
+            throw CommandError(message: "rekey failed: \(error)")
+        }
+    }
+
     func close() { store.close() }
 
     private func allEntries(limit: Int?) throws(CommandError) -> [CacheEntry] {

@@ -46,6 +46,17 @@ struct CacheServer: CacheTarget {
         try decode(AdminVerifyReport.self, try await call("POST", "/admin/cache/verify", expect: 200))
     }
 
+    /// Starts the rekey, then asks for its progress twice a second until it ends.
+    func rekey(progress: @Sendable (AdminRekey) -> Void) async throws(CommandError) -> AdminRekey {
+        var status = try decode(AdminRekey.self, try await call("POST", "/admin/cache/rekey", expect: 202))
+        while !status.isFinished {
+            progress(status)
+            try? await Task.sleep(for: .milliseconds(500))
+            status = try decode(AdminRekey.self, try await call("GET", "/admin/cache/rekey", expect: 200))
+        }
+        return status
+    }
+
     func close() {}
 
     /// Sends one request; returns the body on `expect`, nil on 404 when `orNotFound`, else throws with the

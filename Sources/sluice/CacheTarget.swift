@@ -13,6 +13,8 @@ protocol CacheTarget: Sendable {
     func purgeAll() async throws(CommandError)
     /// Reads back every chunk; bad ones are dropped.
     func verify() async throws(CommandError) -> AdminVerifyReport
+    /// Re-seals under the current key what is sealed under a previous one, reporting progress as it goes.
+    func rekey(progress: @Sendable (AdminRekey) -> Void) async throws(CommandError) -> AdminRekey
     /// Releases the cache.
     func close()
 }

@@ -56,6 +56,19 @@ enum CacheText {
         return lines.joined(separator: "\n")
     }
 
+    static func rekey(_ report: AdminRekey, json: Bool) -> String {
+        if json { return text(AdminJSON.encode(report, pretty: true)) }
+        guard report.state == "done" else { return "rekey \(report.state): \(report.error ?? "see the gateway's log")" }
+        return
+            "re-sealed \(report.chunksResealed) chunks and \(report.assetsResealed) asset entries under the current key"
+            + (report.chunksDropped > 0 ? "; \(report.chunksDropped) chunks dropped (fetched again when read)" : "")
+            + "; previous keys can now be removed from the configuration"
+    }
+
+    static func rekeyProgress(_ progress: AdminRekey) -> String {
+        "rekey: \(progress.chunksResealed + progress.chunksDropped) of \(progress.chunksTotal) chunks"
+    }
+
     /// `1.5 MiB`, `512 B`.
     static func bytes(_ count: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"]

@@ -11,6 +11,8 @@ enum Usage {
                                             (verify drops bad chunks and exits 1 when it found any)
           sluice cache purge ASSET_ID|--all WHERE
                                             remove one asset, or everything, from the cache
+          sluice cache rekey WHERE          re-seal an encrypted cache under its current key (after which
+                                            cache.previousKeyFiles can be emptied)
               WHERE: --config FILE | --dir DIR --chunk-size SIZE [--key-file FILE]   offline, gateway stopped;
                                             chunk size and key as the gateway's (another empties the cache)
                    | --server URL [--token-env VAR]  admin API, token from $SLUICE_ADMIN_TOKEN by default

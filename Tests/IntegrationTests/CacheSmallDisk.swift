@@ -1,5 +1,6 @@
 import Foundation
 import SluiceCache
+import SluiceCrypto
 import SluiceTestSupport
 
 /// A cache directory on a filesystem that fills up: a 24 MiB tmpfs when mounting is permitted (we run as root),
@@ -33,7 +34,7 @@ final class CacheSmallDisk {
     func arm() async throws {
         guard !mounted else { return }
         try await Task.sleep(for: .milliseconds(500))
-        let key = ChunkStore.storageKey(for: assetID)
+        let key = StorageKey(SHA256.hexHash(assetID))
         let shard = try workspace.folder("cache/data/\(key.text.prefix(2))")
         guard symlink("/dev/full", shard + "/\(key).dat") == 0 else { throw PeerError("symlink: errno \(errno)") }
     }
@@ -45,7 +46,7 @@ final class CacheSmallDisk {
             var info = statvfs()
             return statvfs(directory, &info) == 0 && Int64(info.f_bavail) * Int64(info.f_frsize) < CacheFixture.mib
         }
-        let key = ChunkStore.storageKey(for: assetID)
+        let key = StorageKey(SHA256.hexHash(assetID))
         var status = stat()
         return lstat(directory + "/data/\(key.text.prefix(2))/\(key).dat", &status) == 0
             && status.st_mode & S_IFMT == S_IFLNK

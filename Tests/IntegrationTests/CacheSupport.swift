@@ -1,6 +1,7 @@
 import Foundation
 import SluiceCache
 import SluiceCore
+import SluiceCrypto
 import SluiceTestSupport
 import Testing
 
@@ -73,7 +74,7 @@ enum CacheFixture {
     /// Where the cache in `directory` keeps the data file of `path` (a shard folder named by the key's first two
     /// characters).
     static func dataFile(of path: String, in directory: String) -> String {
-        let key = ChunkStore.storageKey(for: assetID(path))
+        let key = StorageKey(SHA256.hexHash(assetID(path)))
         return "\(directory)/data/\(key.text.prefix(2))/\(key).dat"
     }
 

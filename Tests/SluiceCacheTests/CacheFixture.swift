@@ -22,7 +22,8 @@ struct CacheFixture {
         hugePages: Bool = false
     ) -> CacheOptions {
         var options = CacheOptions(
-            directory: directory, maxSize: maxSize, chunkSize: chunkSize, encryptionKey: key, hugePages: hugePages)
+            directory: directory, maxSize: maxSize, chunkSize: chunkSize,
+            encryption: key.map { CacheEncryption(currentKey: $0) }, hugePages: hugePages)
         options.maxAge = .seconds(3600)
         if lazyCommit {
             options.commitInterval = .seconds(3600)

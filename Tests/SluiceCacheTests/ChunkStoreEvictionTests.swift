@@ -208,7 +208,7 @@ import Testing
         try store.fill("nas://full", length: Self.chunk, chunks: [])
         try store.fill("nas://fine", length: Self.chunk, chunks: [0])
         // Every write to /dev/full fails with ENOSPC, as a full filesystem would.
-        let key = ChunkStore.storageKey(for: "nas://full")
+        let key = store.storageKey(for: "nas://full")
         let shard = fixture.directory + "/data/" + key.text.prefix(2)
         try FileManager.default.createDirectory(atPath: shard, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(

@@ -34,8 +34,8 @@ import Testing
         #expect(clean.assetsChecked == 2)
 
         let file =
-            fixture.directory + "/data/" + ChunkStore.storageKey(for: "nas://a").text.prefix(2) + "/"
-            + ChunkStore.storageKey(for: "nas://a").text + ".dat"
+            fixture.directory + "/data/" + store.storageKey(for: "nas://a").text.prefix(2) + "/"
+            + store.storageKey(for: "nas://a").text + ".dat"
         let slot = encrypted ? Self.chunk + 4096 : Self.chunk
         try flipByte(in: file, at: slot + 100)
 
@@ -104,8 +104,8 @@ import Testing
         for name in ["a", "b", "c"] { try store.fill("nas://\(name)", length: Self.chunk * 4, chunks: Array(0..<4)) }
         store.flush()
         let file =
-            fixture.directory + "/data/" + ChunkStore.storageKey(for: "nas://c").text.prefix(2) + "/"
-            + ChunkStore.storageKey(for: "nas://c").text + ".dat"
+            fixture.directory + "/data/" + store.storageKey(for: "nas://c").text.prefix(2) + "/"
+            + store.storageKey(for: "nas://c").text + ".dat"
         try flipByte(in: file, at: 3 * Self.chunk + 1)
 
         var checked = 0
@@ -167,8 +167,8 @@ import Testing
         try Data(count: 10_000).write(to: URL(fileURLWithPath: fixture.directory + "/data/ab/\(orphanKey).dat"))
         // Bytes at chunk 5's slot that the index never listed: what a crash before a commit leaves.
         let file =
-            fixture.directory + "/data/" + ChunkStore.storageKey(for: "nas://a").text.prefix(2) + "/"
-            + ChunkStore.storageKey(for: "nas://a").text + ".dat"
+            fixture.directory + "/data/" + store.storageKey(for: "nas://a").text.prefix(2) + "/"
+            + store.storageKey(for: "nas://a").text + ".dat"
         let handle = try #require(FileHandle(forUpdatingAtPath: file))
         try handle.seek(toOffset: UInt64(5 * Self.chunk))
         try handle.write(contentsOf: [UInt8](repeating: 1, count: Int(Self.chunk)))

@@ -1,4 +1,5 @@
 import SluiceCache
+import SluiceCrypto
 import Testing
 
 @Suite struct StorageKeyTests {
@@ -14,17 +15,17 @@ import Testing
     }
 
     @Test func equalTextsMakeEqualKeys() {
-        let key = ChunkStore.storageKey(for: "nas://music/a.mp3")
+        let key = plaintextKey("nas://music/a.mp3")
         let again = StorageKey(String(key.text.utf8.map { Character(Unicode.Scalar($0)) }))
         #expect(key == again && key.hashValue == again.hashValue)
         #expect(key.text.utf8.count == 64 && key.description == key.text)
-        #expect(key != ChunkStore.storageKey(for: "nas://music/b.mp3"))
+        #expect(key != plaintextKey("nas://music/b.mp3"))
     }
 
     /// A key the store makes (64 lowercase hex digits) is compared by the bytes it spells: a change of any one digit
     /// makes another key, and the same digits in uppercase (not a key the store makes) are another key too.
     @Test func digestKeysDifferInEveryDigit() {
-        let key = ChunkStore.storageKey(for: "nas://music/a.mp3")
+        let key = plaintextKey("nas://music/a.mp3")
         let digits = Array(key.text.utf8)
         for position in digits.indices {
             var changed = digits
@@ -46,7 +47,7 @@ import Testing
     /// Keys of real asset IDs spread over a table's buckets (the low bits of the raw hash), whatever the seed, and
     /// a key's bucket moves with the seed; equal keys always hash alike.
     @Test func rawHashesSpreadOverBucketsAndFollowTheSeed() {
-        let keys = (0..<4096).map { ChunkStore.storageKey(for: "nas://music/\($0).mp3") }
+        let keys = (0..<4096).map { plaintextKey("nas://music/\($0).mp3") }
         for seed in [0, 1, -1, 0x5EED_5EED] {
             let buckets = Set(keys.map { $0._rawHashValue(seed: seed) & 4095 })
             // 4,096 keys thrown into 4,096 buckets at random fill about 63 % of them (1 - 1/e).
@@ -57,4 +58,9 @@ import Testing
         let copy = StorageKey(String(decoding: Array(keys[7].text.utf8), as: UTF8.self))
         #expect(copy._rawHashValue(seed: 42) == keys[7]._rawHashValue(seed: 42))
     }
+}
+
+/// The key a plaintext store gives `assetID`: the hex SHA-256 of it.
+private func plaintextKey(_ assetID: String) -> StorageKey {
+    StorageKey(SHA256.hexHash(assetID))
 }

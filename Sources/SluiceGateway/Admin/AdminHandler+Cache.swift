@@ -89,6 +89,20 @@ extension AdminHandler {
         return try result.get()
     }
 
+    /// `POST /admin/cache/rekey`: starts re-sealing every chunk and row still sealed under a previous key; `202` with
+    /// the progress, which `GET /admin/cache/rekey` shows until it is done.
+    func rekey() -> HTTPResponse {
+        guard store.isEncrypted else {
+            return Problem.conflict("the cache is not encrypted: there is nothing to re-seal").response
+        }
+        guard let started = rekeys.start(store, logger: coordinator.logger) else {
+            return Problem.conflict("a rekey is running").response
+        }
+        var response = HTTPResponse.document(started, status: 202)
+        response.headers.set("Location", "/admin/cache/rekey")
+        return response
+    }
+
     /// Cursors are cache keys: 64 lowercase hex digits.
     private static func isCursor(_ text: String) -> Bool {
         text.utf8.count == 64 && text == text.lowercased() && Hex.decode(text) != nil

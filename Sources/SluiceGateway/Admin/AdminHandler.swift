@@ -26,6 +26,8 @@ struct AdminHandler: Sendable {
     let adminToken: Secret?
     /// Progress of prefetches started through this handler.
     let prefetches = PrefetchRegistry()
+    /// The rekey started through this handler.
+    let rekeys = RekeyJob()
 
     /// Answers one admin request.
     func respond(to request: HTTPRequest) async -> HTTPResponse {
@@ -64,6 +66,8 @@ struct AdminHandler: Sendable {
         case .purge(let asset): return try purge(asset)
         case .prefetch(let asset): return try await prefetch(asset, body: request.body)
         case .verify: return .document(AdminVerifyReport(try await verify()))
+        case .rekey: return rekey()
+        case .rekeyStatus: return .document(rekeys.current)
         case .upstreams: return .document(upstreamList())
         }
     }

@@ -18,6 +18,10 @@ enum AdminRoute: Equatable {
     case prefetch(AssetID)
     /// `POST /admin/cache/verify`.
     case verify
+    /// `POST /admin/cache/rekey`.
+    case rekey
+    /// `GET /admin/cache/rekey`.
+    case rekeyStatus
     /// `GET /admin/upstreams`.
     case upstreams
 
@@ -46,6 +50,7 @@ enum AdminRoute: Equatable {
         case "/admin/cache": return try only(method, ["GET": .cacheTotals, "DELETE": .purgeAll])
         case "/admin/cache/assets": return try only(method, ["GET": .assets])
         case "/admin/cache/verify": return try only(method, ["POST": .verify])
+        case "/admin/cache/rekey": return try only(method, ["GET": .rekeyStatus, "POST": .rekey])
         case "/admin/upstreams": return try only(method, ["GET": .upstreams])
         default: break
         }

@@ -1,16 +1,18 @@
 internal import COpenSSL
 
-extension ChunkSealer {
-    /// One EVP cipher context initialised for ChaCha20-Poly1305 with a key and nonce; freed by `free()`.
+extension AEADCipher {
+    /// One EVP cipher context initialised for a kind, key and nonce; freed by `free()`.
     struct Context {
         let pointer: OpaquePointer
 
-        init(encrypting: Bool, key: [UInt8], nonce: UnsafeBufferPointer<UInt8>) throws(CryptoError) {
+        init(_ kind: AEADKind, encrypting: Bool, key: [UInt8], nonce: AEADNonce) throws(CryptoError) {
             guard let pointer = EVP_CIPHER_CTX_new() else { throw .openSSL(function: "EVP_CIPHER_CTX_new") }
+            // Both kinds take a 12-byte nonce by default (EVP_aes_256_gcm(3), EVP_chacha20_poly1305(3)).
             let status = key.withUnsafeBufferPointer { keyBytes in
-                EVP_CipherInit_ex(
-                    pointer, EVP_chacha20_poly1305(), nil, keyBytes.baseAddress, nonce.baseAddress,
-                    encrypting ? 1 : 0)
+                nonce.bytes.withUnsafeBufferPointer { nonceBytes in
+                    EVP_CipherInit_ex(
+                        pointer, kind.cipher, nil, keyBytes.baseAddress, nonceBytes.baseAddress, encrypting ? 1 : 0)
+                }
             }
             guard status == 1 else {
                 EVP_CIPHER_CTX_free(pointer)
