@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import platform
+import random
 import shutil
 import signal
 import socket
@@ -27,6 +28,7 @@ REPO = os.path.dirname(BENCH_DIR)
 RESULTS_DIR = os.path.join(BENCH_DIR, "results")
 FAULT_ORIGIN = os.path.join(REPO, "Tests", "Fixtures", "fault_origin.py")
 SWIFT_FLOOR_PACKAGE = os.path.join(BENCH_DIR, "swift-floor")
+RANDOM_RANGE_LUA = os.path.join(BENCH_DIR, "random_range.lua")
 MiB = 1 << 20
 
 
@@ -378,11 +380,14 @@ def group_cpu_seconds(pgid):
 CURL_FORMAT = "%{http_code} %{size_download} %{time_starttransfer} %{speed_download} %{time_total}"
 
 
-def curl_once(url, auth=None, output=os.devnull):
-    """One GET with curl: dict of status, size, ttfb (s), speed (B/s), total (s)."""
+def curl_once(url, auth=None, output=os.devnull, max_time=None):
+    """One GET with curl: dict of status, size, ttfb (s), speed (B/s), total (s). With `max_time` (s), a transfer
+    that takes longer fails."""
     argv = [tool("curl"), "-s", "-o", output, "-w", CURL_FORMAT]
     if auth:
         argv += ["-u", auth]
+    if max_time:
+        argv += ["--max-time", str(max_time)]
     argv.append(url)
     done = subprocess.run(argv, capture_output=True, text=True)
     if done.returncode != 0:
@@ -405,13 +410,116 @@ def wrk(url, script, connections, seconds, script_args=(), threads=2):
     """Runs wrk; returns the JSON its Lua `done` hook printed (see bench/random_range.lua)."""
     argv = [tool("wrk"), "-t%d" % threads, "-c%d" % connections, "-d%ds" % seconds, "--timeout", "10s",
             "-s", script, url, "--", *map(str, script_args)]
-    done = subprocess.run(argv, capture_output=True, text=True)
+    try:
+        # wrk stops itself after `seconds`; the margin is for a machine too loaded to let it.
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=seconds + 60)
+    except subprocess.TimeoutExpired:
+        raise BenchError("wrk did not finish %d s after its %d s run" % (60, seconds)) from None
     if done.returncode != 0:
         raise BenchError("wrk failed (exit %d): %s" % (done.returncode, done.stderr.strip()))
     for line in done.stdout.splitlines():
         if line.startswith(WRK_DONE):
             return json.loads(line[len(WRK_DONE):])
     raise BenchError("wrk printed no summary:\n%s" % done.stdout)
+
+
+def check_ranges(url, source, size, who, expect_hit=False):
+    """A few random ranges must come back as exact 206s (and, from a warm gateway, as hits)."""
+    rng = random.Random(1)
+    with open(source, "rb") as f:
+        for span in (MiB, 64 * 1024, 1):
+            first = rng.randrange(0, size - span + 1)
+            last = first + span - 1
+            status, headers, body = http_request(url, {"Range": "bytes=%d-%d" % (first, last)}, timeout=30)
+            f.seek(first)
+            if status != 206 or headers.get("Content-Range") != "bytes %d-%d/%d" % (first, last, size):
+                raise BenchError("%s: range %d-%d answered %d %s" % (who, first, last, status,
+                                                                     headers.get("Content-Range")))
+            if body != f.read(span):
+                raise BenchError("%s: range %d-%d has the wrong bytes" % (who, first, last))
+            if expect_hit and headers.get("X-Cache") != "HIT":
+                raise BenchError("%s: range %d-%d is X-Cache: %s after warming, not HIT"
+                                 % (who, first, last, headers.get("X-Cache")))
+
+
+def settle(pgid, idle=0.02, timeout=120, after="warm-up"):
+    """Waits until the gateway has synced and committed what the warm-up (or another fill, `after`) wrote (it
+    does that in the background, which would otherwise be measured as the next runs' CPU and compete with them):
+    until a second passes in which its processes use less than `idle` CPU seconds."""
+    began = time.monotonic()
+    before = sum(group_cpu_seconds(pgid))
+    while time.monotonic() - began < timeout:
+        time.sleep(1)
+        now = sum(group_cpu_seconds(pgid))
+        if now - before < idle:
+            print("gateway idle after %s: %.0f s" % (after, time.monotonic() - began))
+            return
+        before = now
+    raise BenchError("gateway still busy %d s after %s" % (timeout, after))
+
+
+def measure_ranges(url, pgid, size, label, span, connections, seconds, who):
+    """One wrk run of random `span`-byte ranges (random_range.lua) against `url`, with the CPU that the server's
+    process group `pgid` spent on it; any error or a byte count that shows a range was ignored fails it."""
+    user_before, system_before = group_cpu_seconds(pgid)
+    result = wrk(url, RANDOM_RANGE_LUA, connections, seconds, script_args=(size, span))
+    user_after, system_after = group_cpu_seconds(pgid)
+    errors = sum(result["errors"].values())
+    if result["requests"] == 0 or errors:
+        raise BenchError("%s: wrk saw %d requests and errors %s" % (who, result["requests"], result["errors"]))
+    # wrk counts header bytes, and the bytes of responses still in flight when it stops (at most
+    # one per connection); far more than that means the Range was ignored.
+    most = result["requests"] * (span + 2048) + connections * span
+    if not result["requests"] * span <= result["bytes"] <= most:
+        raise BenchError("%s: %d bytes in %d requests for %d-byte ranges" % (
+            who, result["bytes"], result["requests"], span))
+    result["cpuMicrosPerRequest"] = {"user": (user_after - user_before) / result["requests"] * 1e6,
+                                     "system": (system_after - system_before) / result["requests"] * 1e6}
+    print("%-17s %6s ranges: %8.1f req/s %8.1f MiB/s  p50 %.2f ms  p99 %.2f ms  CPU/request %.1f us user %.1f us sys"
+          % (who, label, result["requestsPerSecond"], result["bytesPerSecond"] / MiB, result["latencyMs"]["p50"],
+             result["latencyMs"]["p99"], result["cpuMicrosPerRequest"]["user"],
+             result["cpuMicrosPerRequest"]["system"]))
+    return result
+
+
+def interleaved_rounds(servers, size, label, span, rounds, connections, seconds, ratios):
+    """`rounds` rounds in which every server of `servers` (name, URL, process group) is measured once by
+    `measure_ranges`, the order rotated each round. Returns each server's runs, median requests/s and CPU per
+    request, and under "ratios" each of `ratios` (name, top server, bottom server) per round with its median,
+    min, max and mean with its 95 % confidence interval."""
+    runs = {who: [] for who, _, _ in servers}
+    for index in range(rounds):
+        shift = index % len(servers)
+        for who, url, pgid in servers[shift:] + servers[:shift]:
+            runs[who].append(measure_ranges(url, pgid, size, label, span, connections, seconds, who))
+    row = {who: {"runs": results, "requestsPerSecond": median([r["requestsPerSecond"] for r in results]),
+                 "bytesPerSecond": median([r["bytesPerSecond"] for r in results]),
+                 "cpuMicrosPerRequest": {kind: median([r["cpuMicrosPerRequest"][kind] for r in results])
+                                         for kind in ("user", "system")}}
+           for who, results in runs.items()}
+    row["ratios"] = {}
+    for name, top, bottom in ratios:
+        if top in runs and bottom in runs:
+            per_round = [ratio(t["requestsPerSecond"], u["requestsPerSecond"])
+                         for t, u in zip(runs[top], runs[bottom])]
+            row["ratios"][name] = ratio_stats(per_round)
+    return row
+
+
+def ratio_stats(per_round):
+    """Median, min, max, mean and its 95 % confidence interval of per-round ratios, and the ratios."""
+    mean, low, high = mean_interval(per_round)
+    return {"median": median(per_round), "min": min(per_round), "max": max(per_round), "mean": mean,
+            "mean95Low": low, "mean95High": high, "perRound": per_round}
+
+
+def ratio_text(stats):
+    """`ratio_stats` in one phrase: "0.91 (0.85-0.96; mean 0.90, 95% CI 0.86-0.94)"."""
+    if stats is None:
+        return "n/a"
+    return "%s (%s-%s; mean %s, 95%% CI %s-%s)" % (fmt(stats["median"]), fmt(stats["min"]), fmt(stats["max"]),
+                                                   fmt(stats["mean"]), fmt(stats["mean95Low"]),
+                                                   fmt(stats["mean95High"]))
 
 
 # -- results ------------------------------------------------------------------------------------
