@@ -6,7 +6,11 @@ extension ConfigReader {
             if let paths = files as? [Any] {
                 for (position, path) in paths.enumerated() {
                     let entryKey = "\(filesKey)[\(position)]"
-                    guard let secret = secret(["keyFile": path], "key", at: entryKey, required: true) else { continue }
+                    guard let path = path as? String else {
+                        fail(entryKey, "expected a key file path")
+                        continue
+                    }
+                    guard let secret = secret(fromFile: path, at: entryKey) else { continue }
                     if let bytes = EncryptionKey.decode(secret.value) {
                         cache.previousEncryptionKeys.append(Secret(EncryptionKey.hex(bytes)))
                     } else {

@@ -50,7 +50,7 @@ extension ConfigReader {
         return checked(value, at: key, source: "environment variable \(variable)")
     }
 
-    private func secret(fromFile file: String, at key: String) -> Secret? {
+    func secret(fromFile file: String, at key: String) -> Secret? {
         guard !file.isEmpty else {
             fail(key, "expected a file path")
             return nil

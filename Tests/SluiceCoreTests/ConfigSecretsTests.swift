@@ -109,4 +109,50 @@ struct ConfigSecretsTests {
             fixture.errors(minimalConfig(#""cache": {"encryptionKeyEnv": "K"}"#), environment: ["K": text])
                 == ["cache.encryptionKeyEnv: expected a 32-byte key as 64 hex digits or base64"])
     }
+
+    @Test func readsRotationAndCipherSettings() throws {
+        try fixture.write("old1", String(repeating: "0a", count: 32) + "\n")
+        try fixture.write("old2", Data(repeating: 0x0B, count: 32).base64EncodedString())
+        let config = try fixture.parse(
+            minimalConfig(
+                #""cache": {"encryptionKeyEnv": "K", "previousKeyFiles": ["old1", "old2"], "cipher": "chacha20-poly1305", "decryptedMemory": "8MiB"}"#
+            ), environment: ["K": String(repeating: "0f", count: 32)])
+        #expect(
+            config.cache.previousEncryptionKeyBytes == [
+                [UInt8](repeating: 0x0A, count: 32), [UInt8](repeating: 0x0B, count: 32),
+            ])
+        #expect(config.cache.cipher == "chacha20-poly1305" && config.cache.decryptedMemory == 8 << 20)
+        let auto = try fixture.parse(
+            minimalConfig(#""cache": {"encryptionKeyEnv": "K", "cipher": "auto"}"#),
+            environment: ["K": String(repeating: "0f", count: 32)])
+        #expect(auto.cache.cipher == nil && auto.cache.decryptedMemory == 64 << 20)
+    }
+
+    @Test func refusesBadRotationAndCipherSettings() throws {
+        try fixture.write("bad", "SECRETVALUE")
+        let key = ["K": String(repeating: "0f", count: 32)]
+        #expect(
+            fixture.errors(
+                minimalConfig(#""cache": {"encryptionKeyEnv": "K", "previousKeyFiles": ["bad", 3, "missing"]}"#),
+                environment: key)
+                == [
+                    "cache.previousKeyFiles[0]: expected a 32-byte key as 64 hex digits or base64",
+                    "cache.previousKeyFiles[1]: expected a key file path",
+                    "cache.previousKeyFiles[2]: file \(fixture.base.appendingPathComponent("missing").path) does not exist",
+                ])
+        #expect(
+            fixture.errors(
+                minimalConfig(#""cache": {"encryptionKeyEnv": "K", "previousKeyFiles": "bad"}"#), environment: key)
+                == ["cache.previousKeyFiles: expected an array of key file paths"])
+        #expect(
+            fixture.errors(minimalConfig(#""cache": {"encryptionKeyEnv": "K", "cipher": "rot13"}"#), environment: key)
+                == ["cache.cipher: expected auto, aes-256-gcm or chacha20-poly1305"])
+        #expect(
+            fixture.errors(
+                minimalConfig(#""cache": {"encryptionKeyEnv": "K", "decryptedMemory": "64KiB"}"#), environment: key)
+                == ["cache.decryptedMemory: must be at least 1MiB"])
+        #expect(
+            fixture.errors(minimalConfig(#""cache": {"cipher": "aes-256-gcm"}"#))
+                == ["cache.cipher: needs encryptionKeyEnv or encryptionKeyFile"])
+    }
 }
