@@ -135,6 +135,7 @@ public final class ChunkStore: Sendable {
             return state.maintenance
         }
         timer?.cancel()
+        segments?.forgetAll()
         commitQueue.sync { commitPending() }
         maintenanceQueue.sync {}
         state.withLock { state in
