@@ -8,6 +8,8 @@ public struct SluiceConfig: Sendable {
     public var upstreams: [String: UpstreamConfig]
     /// Log output.
     public var logging: LoggingConfig
+    /// Keys of signed stream URLs; nil when no upstream is signed.
+    public var signing: SigningConfig?
 
     /// Creates a configuration.
     public init(server: ServerConfig, cache: CacheConfig, upstreams: [String: UpstreamConfig], logging: LoggingConfig) {
@@ -41,6 +43,8 @@ public struct ServerConfig: Sendable {
     public var listen: ListenAddress = ListenAddress(host: "0.0.0.0", port: 8080)
     /// Optional separate listener for `/admin` and `/metrics`.
     public var adminListen: ListenAddress?
+    /// Browser pages on other origins allowed to read streams; nil allows none.
+    public var cors: CORSConfig?
     /// Bearer token for the admin API; admin calls answer 403 when absent.
     public var adminToken: Secret?
     /// Worker threads of the HTTP server (default: the number of cores).

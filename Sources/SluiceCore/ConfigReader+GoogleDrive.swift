@@ -5,14 +5,13 @@ extension ConfigReader {
     /// `access`, and its own `driveId`, `acknowledgeAbuse` and `resourceKeys`.
     func readGoogleDrive(_ object: [String: Any], at key: String) -> GoogleDriveConfig? {
         let allowed: Set = [
-            "kind", "auth", "apiBaseURL", "timeouts", "access", "maxConcurrentRequests", "parallelFetches", "driveId",
+            "kind", "auth", "apiBaseURL", "timeouts", "maxConcurrentRequests", "parallelFetches", "driveId",
             "acknowledgeAbuse", "resourceKeys",
         ]
         guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
         let auth = readGoogleDriveAuth(object, at: key)
         let apiBaseURL = absoluteURL(object, "apiBaseURL", at: key)
         let requests = readRequestSettings(object, at: key)
-        readAccess(object, at: key)
         let driveID = string(object, "driveId", at: key)
         if let driveID, !GoogleDriveConfig.isIdentifier(driveID) {
             fail(Self.key(key, "driveId"), "expected a shared drive ID (letters, digits, \"-\" and \"_\")")

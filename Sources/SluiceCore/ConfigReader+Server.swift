@@ -2,7 +2,7 @@ extension ConfigReader {
     func readServer(_ value: Any, at key: String) -> ServerConfig? {
         let allowed: Set = [
             "listen", "adminListen", "adminTokenEnv", "adminTokenFile", "threads", "maxConnections",
-            "maxConnectionsPerIP", "idleTimeout", "headerTimeout", "shutdownGrace",
+            "maxConnectionsPerIP", "idleTimeout", "headerTimeout", "shutdownGrace", "cors",
         ]
         guard let object = object(value, at: key, allowed: allowed) else { return nil }
         var server = ServerConfig()
@@ -20,6 +20,7 @@ extension ConfigReader {
         if let timeout = duration(object, "idleTimeout", at: key, positive: true) { server.idleTimeout = timeout }
         if let timeout = duration(object, "headerTimeout", at: key, positive: true) { server.headerTimeout = timeout }
         if let grace = duration(object, "shutdownGrace", at: key, positive: false) { server.shutdownGrace = grace }
+        server.cors = object["cors"].flatMap { readCORS($0, at: Self.key(key, "cors")) }
         if let admin = server.adminListen, admin == server.listen, admin.port != 0 {
             fail(Self.key(key, "adminListen"), "must differ from listen")
         }

@@ -35,14 +35,16 @@ extension ConfigReader {
             fail(Self.key(key, "kind"), "unknown kind \"\(kindName)\" (expected one of \(names))")
             return nil
         }
-        // Delivery applies to every kind alike; each kind's reader sees only its own keys.
-        let deliveryKeys = ["delivery", "redirectStatus"]
+        // Delivery and access apply to every kind alike; each kind's reader sees only its own keys.
+        let sharedKeys = ["delivery", "redirectStatus", "access"]
         let delivery = readDelivery(object, kind: kind, at: key)
-        guard let source = readSource(kind, object.filter { !deliveryKeys.contains($0.key) }, at: key) else {
+        let access = readAccess(object, at: key)
+        guard let source = readSource(kind, object.filter { !sharedKeys.contains($0.key) }, at: key) else {
             return nil
         }
         var upstream = UpstreamConfig(name: name, source: source)
         upstream.delivery = delivery
+        upstream.access = access
         return upstream
     }
 
@@ -79,7 +81,7 @@ extension ConfigReader {
         switch kind {
         case .webdav, .http:
             let allowed: Set = [
-                "kind", "baseURL", "auth", "headers", "timeouts", "redirectHosts", "access", "maxConcurrentRequests",
+                "kind", "baseURL", "auth", "headers", "timeouts", "redirectHosts", "maxConcurrentRequests",
                 "parallelFetches",
             ]
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
@@ -92,7 +94,6 @@ extension ConfigReader {
             if auth != .none, headers.keys.contains(where: { $0.lowercased() == "authorization" }) {
                 fail(Self.key(key, "headers"), "an Authorization header cannot be combined with auth")
             }
-            readAccess(object, at: key)
             guard let baseURL else { return nil }
             var server = HTTPServerConfig(baseURL: baseURL, auth: auth)
             server.headers = headers
@@ -103,17 +104,16 @@ extension ConfigReader {
             let requestSettings = [
                 "auth", "headers", "timeouts", "redirectHosts", "baseURL", "maxConcurrentRequests", "parallelFetches",
             ]
-            let allowed = Set(["kind", "root", "access"] + requestSettings)
+            let allowed = Set(["kind", "root"] + requestSettings)
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
             // A directory upstream makes no HTTP requests, so request settings would silently do nothing.
             for unused in requestSettings where object[unused] != nil {
                 fail(Self.key(key, unused), "a directory upstream takes no \(unused)")
             }
-            readAccess(object, at: key)
             return directoryRoot(object, at: key).map { .directory(DirectoryConfig(root: $0)) }
         case .s3:
             let allowed: Set = [
-                "kind", "endpoint", "bucket", "region", "pathStyle", "auth", "headers", "timeouts", "access",
+                "kind", "endpoint", "bucket", "region", "pathStyle", "auth", "headers", "timeouts",
                 "maxConcurrentRequests", "parallelFetches",
             ]
             guard let object = self.object(object, at: key, allowed: allowed) else { return nil }
@@ -123,7 +123,6 @@ extension ConfigReader {
             }
             let headers = readHeaders(object, kind: kind, at: key)
             let requests = readRequestSettings(object, at: key)
-            readAccess(object, at: key)
             guard let location else { return nil }
             var store = S3Config(location: location, credentials: credentials)
             store.headers = headers
@@ -146,7 +145,7 @@ extension ConfigReader {
     /// `access`, and the kind's own `extraKeys`, which the caller reads.
     func readCloudDrive(_ object: [String: Any], extraKeys: Set<String> = [], at key: String) -> CloudDriveConfig? {
         let allowed: Set = [
-            "kind", "auth", "apiBaseURL", "contentBaseURL", "timeouts", "access", "maxConcurrentRequests",
+            "kind", "auth", "apiBaseURL", "contentBaseURL", "timeouts", "maxConcurrentRequests",
             "parallelFetches",
         ]
         guard let object = self.object(object, at: key, allowed: allowed.union(extraKeys)) else { return nil }
@@ -154,7 +153,6 @@ extension ConfigReader {
         let apiBaseURL = absoluteURL(object, "apiBaseURL", at: key)
         let contentBaseURL = absoluteURL(object, "contentBaseURL", at: key)
         let requests = readRequestSettings(object, at: key)
-        readAccess(object, at: key)
         guard let oauth else { return nil }
         var drive = CloudDriveConfig(oauth: oauth)
         drive.apiBaseURL = apiBaseURL
@@ -226,14 +224,14 @@ extension ConfigReader {
         return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
     }
 
-    /// `access` is `public` (the default); signed URLs are not built yet.
-    func readAccess(_ object: [String: Any], at parent: String) {
-        guard let access = string(object, "access", at: parent) else { return }
-        switch access {
-        case "public": break
-        case "signed": fail(Self.key(parent, "access"), "\"signed\" is not supported yet")
-        default: fail(Self.key(parent, "access"), "expected \"public\" or \"signed\"")
+    /// `access`: `public` (the default) or `signed`.
+    private func readAccess(_ object: [String: Any], at parent: String) -> UpstreamAccess {
+        guard let name = string(object, "access", at: parent) else { return .public }
+        guard let access = UpstreamAccess(rawValue: name) else {
+            fail(Self.key(parent, "access"), "expected \"public\" or \"signed\"")
+            return .public
         }
+        return access
     }
 
     private func readTimeouts(_ value: Any, at key: String) -> UpstreamTimeouts? {

@@ -19,7 +19,6 @@ final class ConfigReader {
     func readRoot(_ json: Any) -> SluiceConfig? {
         let sections: Set = ["server", "cache", "upstreams", "logging", "signing"]
         guard let root = object(json, at: "", allowed: sections) else { return nil }
-        if root["signing"] != nil { fail("signing", "signed stream URLs are not supported yet") }
         // An absent section reads as an empty one, so its defaults go through the same checks and path resolution.
         let empty: [String: Any] = [:]
         let server = readServer(root["server"] ?? empty, at: "server") ?? ServerConfig()
@@ -30,7 +29,15 @@ final class ConfigReader {
             return nil
         }
         let upstreams = readUpstreams(upstreamsValue, at: "upstreams")
-        return SluiceConfig(server: server, cache: cache, upstreams: upstreams, logging: logging)
+        let signing = root["signing"].flatMap { readSigning($0, at: "signing") }
+        if signing == nil && root["signing"] == nil,
+            let signed = upstreams.values.first(where: { $0.access == .signed })
+        {
+            fail("upstreams.\(signed.name).access", "\"signed\" needs a signing section with its keys")
+        }
+        var config = SluiceConfig(server: server, cache: cache, upstreams: upstreams, logging: logging)
+        config.signing = signing
+        return config
     }
 
     /// `parent.name`, or `name` at the top level.

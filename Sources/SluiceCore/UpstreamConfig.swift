@@ -15,6 +15,8 @@ public struct UpstreamConfig: Sendable {
     public var source: UpstreamSource
     /// How streams reach players: through the cache, or redirected to the provider.
     public var delivery = Delivery.proxy
+    /// Who may open its stream URLs.
+    public var access = UpstreamAccess.public
 
     /// Creates an upstream named `name`.
     public init(name: String, source: UpstreamSource) {
@@ -24,6 +26,14 @@ public struct UpstreamConfig: Sendable {
 
     /// What kind of server it is.
     public var kind: UpstreamKind { source.kind }
+}
+
+/// Who may open an upstream's stream URLs (`upstreams.NAME.access`).
+public enum UpstreamAccess: String, Sendable, Equatable {
+    /// Whoever reaches the listener.
+    case `public`
+    /// Only URLs signed with a key of the `signing` section, until they expire (docs/api.md, "Signed URLs").
+    case signed
 }
 
 /// How a stream of an upstream reaches the player (`upstreams.NAME.delivery`).

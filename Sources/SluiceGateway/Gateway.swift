@@ -70,11 +70,13 @@ public final class Gateway: Sendable {
             store: store, coordinator: coordinator, metrics: metrics, revalidateAfter: cache.revalidateAfter,
             logger: logger)
         let ready = ready
+        let signed = Set(config.upstreams.values.filter { $0.access == .signed }.map(\.name))
+        let policy = RequestPolicy(signing: config.signing, cors: config.server.cors)
         let streams = (
             StreamHandler(
-                upstreams: upstreams, redirects: config.upstreams.compactMapValues(\.redirectStatus), serving: serving,
-                metrics: metrics, logger: logger),
-            ResolveHandler(upstreamNames: Set(upstreams.keys))
+                upstreams: upstreams, redirects: config.upstreams.compactMapValues(\.redirectStatus), signed: signed,
+                serving: serving, metrics: metrics, logger: logger),
+            ResolveHandler(upstreamNames: Set(upstreams.keys), signed: signed, signing: config.signing)
         )
         let admin = AdminHandler(
             store: store, coordinator: coordinator, serving: serving, metrics: metrics, upstreams: upstreams,
@@ -94,10 +96,10 @@ public final class Gateway: Sendable {
         }
         let isReady: @Sendable () -> Bool = { ready.isReady }
         if let adminAddress = settings.adminListen {
-            server = listener(settings.listen, Router(stream: streams, admin: nil, isReady: isReady))
-            adminServer = listener(adminAddress, Router(stream: nil, admin: admin, isReady: isReady))
+            server = listener(settings.listen, Router(stream: streams, admin: nil, policy: policy, isReady: isReady))
+            adminServer = listener(adminAddress, Router(stream: nil, admin: admin, policy: policy, isReady: isReady))
         } else {
-            server = listener(settings.listen, Router(stream: streams, admin: admin, isReady: isReady))
+            server = listener(settings.listen, Router(stream: streams, admin: admin, policy: policy, isReady: isReady))
             adminServer = nil
         }
     }

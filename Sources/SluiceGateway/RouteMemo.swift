@@ -12,19 +12,21 @@ final class RouteMemo: Sendable {
 
     private let upstreams: [String: any Upstream]
     private let redirects: [String: Int]
+    private let signed: Set<String>
     private let metrics: GatewayMetrics
     private let naming: @Sendable (AssetID) -> StorageKey
     private let targets = Mutex<[ExactString: StreamTarget]>([:])
 
     /// A memo resolving paths to `upstreams` (by name), whose targets count their traffic in `metrics` and are
     /// stored in the cache under the key `naming` gives; upstreams in `redirects` answer streams with that redirect
-    /// status.
+    /// status, those in `signed` only signed URLs.
     init(
-        upstreams: [String: any Upstream], redirects: [String: Int] = [:], metrics: GatewayMetrics,
-        naming: @escaping @Sendable (AssetID) -> StorageKey
+        upstreams: [String: any Upstream], redirects: [String: Int] = [:], signed: Set<String> = [],
+        metrics: GatewayMetrics, naming: @escaping @Sendable (AssetID) -> StorageKey
     ) {
         self.upstreams = upstreams
         self.redirects = redirects
+        self.signed = signed
         self.metrics = metrics
         self.naming = naming
     }
@@ -45,7 +47,7 @@ final class RouteMemo: Sendable {
         }
         let target = StreamTarget(
             asset: asset, upstream: upstream, storageKey: naming(asset), traffic: metrics.traffic(of: asset.upstream),
-            redirectStatus: redirects[asset.upstream])
+            access: signed.contains(asset.upstream) ? .signed : .public, redirectStatus: redirects[asset.upstream])
         targets.withLock { targets in
             if targets.count >= Self.capacity { targets.removeAll(keepingCapacity: true) }
             targets[key] = target

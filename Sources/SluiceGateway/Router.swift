@@ -11,39 +11,65 @@ struct Router: Sendable {
     let stream: (StreamHandler, ResolveHandler)?
     /// `/admin/*` and `/metrics`; nil on a listener that does not serve them.
     let admin: AdminHandler?
+    /// Checks both paths run before a handler.
+    let policy: RequestPolicy
     /// Whether the cache index is open and the listener is up, for `/readyz`.
     let isReady: @Sendable () -> Bool
 
     /// Answers one request.
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         var response: HTTPResponse
-        switch (request.path, stream, admin) {
-        case (let path, let (streams, _)?, _) where StreamRoute.isStreamPath(path):
-            response = await streams.respond(to: request)
-        case ("/resolve", let (_, resolve)?, _):
-            response = resolve.respond(to: request)
-        case (let path, _, let admin?) where path.hasPrefix("/admin/") || path == "/admin" || path == "/metrics":
-            response = await admin.respond(to: request)
-        case (let path, _, _)
-        where ["/healthz", "/readyz"].contains(path) && !["GET", "HEAD"].contains(request.method):
-            response = Problem.methodNotAllowed("\(path) answers GET and HEAD").response
-            response.headers.set("Allow", "GET, HEAD")
-        case ("/healthz", _, _):
-            response = .json(["status": "ok"])
-        case ("/readyz", _, _):
-            response = isReady() ? .json(["status": "ready"]) : Problem.unavailable("not ready").response
-        default:
+        if let endpoint = Endpoint.at(request.path, streams: stream != nil, admin: admin != nil) {
+            response = await respond(to: request, at: endpoint)
+            policy.decorate(&response, for: request, endpoint: endpoint)
+        } else {
             response = Problem.notFound("no such endpoint").response
         }
         stamp(&response, for: request)
         return response
     }
 
-    /// Answers on the HTTP worker thread what needs no waiting (a fresh cache hit), or nil.
+    private func respond(to request: HTTPRequest, at endpoint: Endpoint) async -> HTTPResponse {
+        if let answer = policy.preflight(request, endpoint: endpoint) { return answer }
+        switch endpoint {
+        case .stream:
+            let streams = stream!.0
+            let target: StreamTarget
+            do {
+                target = try streams.target(method: request.method, path: request.path)
+            } catch {
+                return StreamHandler.refusal(error)
+            }
+            if let refusal = policy.refusal(request, access: target.access) { return refusal }
+            return await streams.respond(to: request, target: target)
+        case .resolve:
+            return stream!.1.respond(to: request)
+        case .admin:
+            return await admin!.respond(to: request)
+        case .health, .ready:
+            guard ["GET", "HEAD"].contains(request.method) else {
+                var response = Problem.methodNotAllowed("\(request.path) answers GET and HEAD").response
+                response.headers.set("Allow", "GET, HEAD")
+                return response
+            }
+            if endpoint == .health { return .json(["status": "ok"]) }
+            return isReady() ? .json(["status": "ready"]) : Problem.unavailable("not ready").response
+        }
+    }
+
+    /// Answers on the HTTP worker thread what needs no waiting (a fresh cache hit, a refused signature), or nil.
     func respondImmediately(to head: borrowing RequestHead) -> HTTPResponse? {
         guard let (streams, _) = stream, StreamRoute.isStreamPath(head.path),
-            var response = streams.respondImmediately(to: head)
+            let target = try? streams.target(method: head.method, path: head.path)
         else { return nil }
+        var response: HTTPResponse
+        if let refusal = policy.refusal(head, access: target.access) {
+            response = refusal
+        } else {
+            guard let served = streams.respondImmediately(to: head, target: target) else { return nil }
+            response = served
+        }
+        policy.decorate(&response, for: head, endpoint: .stream)
         stamp(&response, clientID: head["X-Request-Id"])
         return response
     }

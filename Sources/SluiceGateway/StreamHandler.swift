@@ -18,16 +18,17 @@ final class StreamHandler: Sendable {
     let logger: Logger
 
     /// A handler for `upstreams` (by name), serving bytes through `serving`; upstreams in `redirects` answer with
-    /// that status and the provider's download link instead.
+    /// that status and the provider's download link instead, those in `signed` only signed URLs.
     init(
-        upstreams: [String: any Upstream], redirects: [String: Int] = [:], serving: any AssetServing,
-        metrics: GatewayMetrics, logger: Logger
+        upstreams: [String: any Upstream], redirects: [String: Int] = [:], signed: Set<String> = [],
+        serving: any AssetServing, metrics: GatewayMetrics, logger: Logger
     ) {
         self.serving = serving
         self.metrics = metrics
         self.logger = logger
         routes = RouteMemo(
-            upstreams: upstreams, redirects: redirects, metrics: metrics, naming: { serving.storageKey(for: $0) })
+            upstreams: upstreams, redirects: redirects, signed: signed, metrics: metrics,
+            naming: { serving.storageKey(for: $0) })
     }
 
     /// What a request asks for, once its content info is known.
@@ -38,16 +39,22 @@ final class StreamHandler: Sendable {
         case send(status: Int, range: ByteRange?)
     }
 
-    /// Answers one stream request.
-    func respond(to request: HTTPRequest) async -> HTTPResponse {
-        let target: StreamTarget
-        do {
-            target = try route(method: request.method, path: request.path)
-        } catch {
-            var response = error.response
-            if error.status == 405 { response.headers.add("Allow", "GET, HEAD") }
-            return response
-        }
+    /// The target of a stream request, or the problem to answer: 405 for a method other than GET and HEAD, 400 for
+    /// an invalid path, 404 for an upstream that is not configured.
+    func target(method: String, path: String) throws(Problem) -> StreamTarget {
+        guard method == "GET" || method == "HEAD" else { throw .methodNotAllowed("stream URLs answer GET and HEAD") }
+        return try routes.target(fromPath: path)
+    }
+
+    /// The answer to a request ``target(method:path:)`` refused.
+    static func refusal(_ problem: Problem) -> HTTPResponse {
+        var response = problem.response
+        if problem.status == 405 { response.headers.add("Allow", "GET, HEAD") }
+        return response
+    }
+
+    /// Answers one stream request for `target`.
+    func respond(to request: HTTPRequest, target: StreamTarget) async -> HTTPResponse {
         // Only here, on the way to the upstream: a loop cannot be served from the cache, whose hit path stays as lean
         // as it is.
         if request.headers.contains(where: { $0.name.lowercased() == "via" && ViaPseudonym.isListed(in: $0.value) }) {
@@ -85,12 +92,10 @@ final class StreamHandler: Sendable {
         }
     }
 
-    /// Answers at once when the cache holds fresh content info and every requested byte in a file; nil otherwise.
+    /// Answers at once when the cache holds fresh content info and every requested byte of `target`; nil otherwise.
     /// Never blocks on the network.
-    func respondImmediately(to head: borrowing RequestHead) -> HTTPResponse? {
-        guard let target = try? route(method: head.method, path: head.path), target.redirectStatus == nil,
-            let info = serving.freshContentInfo(of: target)
-        else { return nil }
+    func respondImmediately(to head: borrowing RequestHead, target: StreamTarget) -> HTTPResponse? {
+        guard target.redirectStatus == nil, let info = serving.freshContentInfo(of: target) else { return nil }
         // Conditional fields all start with `If-`; most requests have none, and one pass finds that out.
         let preconditions =
             head.hasField(prefixed: "If-")
@@ -118,11 +123,6 @@ final class StreamHandler: Sendable {
     private static func mark(_ headers: inout HTTPHeaders, _ outcome: CacheStatus, _ target: StreamTarget) {
         headers.add("X-Cache", outcome.rawValue)
         target.traffic.count(outcome)
-    }
-
-    private func route(method: String, path: String) throws(Problem) -> StreamTarget {
-        guard method == "GET" || method == "HEAD" else { throw .methodNotAllowed("stream URLs answer GET and HEAD") }
-        return try routes.target(fromPath: path)
     }
 
     private func respond(

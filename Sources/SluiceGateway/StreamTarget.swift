@@ -16,20 +16,23 @@ final class StreamTarget: Sendable {
     let storageKey: StorageKey
     /// Where the upstream's responses are counted.
     let traffic: UpstreamTraffic
+    /// Who may open the asset's stream URL.
+    let access: UpstreamAccess
     /// The status a stream answers with the provider's download link, for an upstream with redirect delivery.
     let redirectStatus: Int?
     private let representation = Mutex<Representation?>(nil)
 
     /// The target for `asset` on `upstream`, stored in the cache under `storageKey`, whose responses count in
-    /// `traffic`; `redirectStatus` as the upstream's delivery says.
+    /// `traffic`; `access` and `redirectStatus` as the upstream's configuration says.
     init(
         asset: AssetID, upstream: any Upstream, storageKey: StorageKey, traffic: UpstreamTraffic,
-        redirectStatus: Int? = nil
+        access: UpstreamAccess = .public, redirectStatus: Int? = nil
     ) {
         self.asset = asset
         self.upstream = upstream
         self.storageKey = storageKey
         self.traffic = traffic
+        self.access = access
         self.redirectStatus = redirectStatus
     }
 

@@ -112,7 +112,8 @@ final class RequestContext: Sendable {
             if bodyTooLarge {
                 return send(Self.payloadTooLarge, on: connection, fieldsRead: false)
             }
-            if let response = core.immediateHandler(RequestHead(method: method, path: path, connection: connection)) {
+            let head = RequestHead(method: method, path: path, query: query, connection: connection)
+            if let response = core.immediateHandler(head) {
                 return send(response, on: connection, fieldsRead: false)
             }
             guard register() else { return .NO }
@@ -323,10 +324,12 @@ final class RequestContext: Sendable {
     /// The request target's path (the whole target, without a copy, when there is no query).
     private var path: String { queryMark.map { String(target[..<$0]) } ?? target }
 
+    /// The request target's query, without its `?` (empty, without a copy, when there is none).
+    private var query: Substring { queryMark.map { target[target.index(after: $0)...] } ?? "" }
+
     /// The request as the handler sees it, with this request's path, query and client.
     func makeRequest(method: String, headers: HTTPHeaders, body: [UInt8]) -> HTTPRequest {
-        let query = queryMark.map { String(target[target.index(after: $0)...]) } ?? ""
-        var request = HTTPRequest(method: method, path: path, query: query, headers: headers, body: body)
+        var request = HTTPRequest(method: method, path: path, query: String(query), headers: headers, body: body)
         request.client = client
         return request
     }

@@ -15,19 +15,23 @@ public struct RequestHead: ~Copyable {
     public let method: String
     /// The request target's path exactly as sent, still percent-encoded, without the query.
     public let path: String
+    /// The raw query after `?`, without the `?` (empty when absent).
+    public let query: Substring
     private let fields: Fields
 
     /// A head with the given fields (for tests and for requests already read).
-    public init(method: String, path: String, headers: HTTPHeaders) {
+    public init(method: String, path: String, query: Substring = "", headers: HTTPHeaders) {
         self.method = method
         self.path = path
+        self.query = query
         fields = .headers(headers)
     }
 
     /// The head of the request in progress on `connection`; the caller keeps it on the worker thread.
-    init(method: String, path: String, connection: OpaquePointer) {
+    init(method: String, path: String, query: Substring, connection: OpaquePointer) {
         self.method = method
         self.path = path
+        self.query = query
         fields = .connection(connection)
     }
 

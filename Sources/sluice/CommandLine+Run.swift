@@ -15,6 +15,7 @@ extension CommandLine {
         case "check-config": return CheckConfig.run(rest)
         case "cache": return await CacheCommand.run(rest)
         case "auth": return await AuthCommand.run(rest)
+        case "sign": return SignCommand.run(rest)
         case "version", "--version": print("sluice \(SluiceVersion.current)")
         case "help", "--help", "-h": print(Usage.text)
         default:

@@ -25,6 +25,9 @@ enum Usage {
                                             ended on (or the code) here; --timeout: 5m by default; --port:
                                             the redirect's port (random by default; Box and Dropbox need
                                             the one registered with the app)
+          sluice sign ASSET_ID [--ttl DURATION] [--config FILE]
+                                            print a signed stream URL path for an asset of a signed
+                                            upstream (--ttl: signing.defaultTTL by default)
           sluice version                    print the version
           sluice --help                     show this text
 

@@ -155,4 +155,26 @@ struct ConfigSecretsTests {
             fixture.errors(minimalConfig(#""cache": {"cipher": "aes-256-gcm"}"#))
                 == ["cache.cipher: needs encryptionKeyEnv or encryptionKeyFile"])
     }
+
+    @Test func readsSigningKeys() throws {
+        let long = String(repeating: "9", count: 40)
+        let environment = ["K1": long, "K2": long + "x", "TINY": "short"]
+        let config = try fixture.parse(
+            #"{"upstreams": {"l": {"kind": "directory", "root": "media", "access": "signed"}}, "signing": {"currentKey": "k2", "keys": {"k1": {"secretEnv": "K1"}, "k2": {"secretEnv": "K2"}}, "maxTTL": "2h", "defaultTTL": "10m"}}"#,
+            environment: environment)
+        #expect(config.upstreams["l"]?.access == .signed)
+        #expect(config.signing?.currentKey == "k2" && config.signing?.keys["k1"]?.value == long)
+        #expect(config.signing?.maxTTL == .seconds(7_200) && config.signing?.defaultTTL == .seconds(600))
+        let errors = fixture.errors(
+            minimalConfig(
+                #""signing": {"currentKey": "k3", "keys": {"k1": {"secretEnv": "TINY"}, "k2": {"secretEnv": "K2"}}, "maxTTL": "1m", "defaultTTL": "1h"}"#
+            ),
+            environment: environment)
+        #expect(
+            errors == [
+                "signing.keys.k1: the secret must be at least 32 bytes (e.g. openssl rand -hex 32)",
+                "signing.currentKey: names no key in keys", "signing.defaultTTL: is longer than maxTTL",
+            ])
+        #expect(!errors.joined().contains("short"))
+    }
 }

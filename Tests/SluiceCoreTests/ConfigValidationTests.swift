@@ -13,7 +13,29 @@ struct ConfigValidationTests {
         (#"{}"#, ["upstreams: missing required key"]),
         (#"{"upstreams": []}"#, ["upstreams: expected an object"]),
         (minimalConfig(#""extra": 1"#), ["extra: unknown key"]),
-        (minimalConfig(#""signing": {}"#), ["signing: signed stream URLs are not supported yet"]),
+        (
+            minimalConfig(#""signing": {}"#),
+            ["signing.currentKey: missing required key", "signing.keys: missing required key"]
+        ),
+        (
+            minimalConfig(#""signing": {"currentKey": "k2", "keys": {"k1": {"secretEnv": "SHORT"}, "bad key": {}}}"#),
+            [
+                #"signing.keys.bad key: a key ID is 1 to 64 letters, digits, ".", "_" or "-""#,
+                "signing.keys.k1.secretEnv: environment variable SHORT is not set",
+            ]
+        ),
+        (
+            minimalConfig(
+                #""server": {"cors": {"allowedOrigins": ["https://a.example/path", "HTTPS://B.example", "*"]}}"#),
+            [
+                #"server.cors.allowedOrigins[0]: expected "*" or an origin like "https://app.example" (scheme, host, optional port)"#,
+                #"server.cors.allowedOrigins[1]: expected "*" or an origin like "https://app.example" (scheme, host, optional port)"#,
+            ]
+        ),
+        (
+            minimalConfig(#""server": {"cors": {"allowedOrigins": []}}"#),
+            ["server.cors.allowedOrigins: expected a non-empty array of origins"]
+        ),
         (minimalConfig(#""server": 5"#), ["server: expected an object"]),
         // Server.
         (
@@ -230,7 +252,7 @@ struct ConfigValidationTests {
         ),
         (
             #"{"upstreams": {"l": {"kind": "directory", "root": "media", "access": "signed"}}}"#,
-            [#"upstreams.l.access: "signed" is not supported yet"#]
+            [#"upstreams.l.access: "signed" needs a signing section with its keys"#]
         ),
         (
             #"{"upstreams": {"l": {"kind": "directory", "root": "media", "access": "open"}}}"#,

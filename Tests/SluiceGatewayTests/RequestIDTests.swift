@@ -17,7 +17,7 @@ struct RequestIDTests {
     }
 
     @Test func responsesCarryTheClientsPlainIDOrANewOne() async {
-        let router = Router(stream: nil, admin: nil, isReady: { true })
+        let router = Router(stream: nil, admin: nil, policy: RequestPolicy(signing: nil, cors: nil), isReady: { true })
         func id(sending header: String?) async -> String? {
             let headers: HTTPHeaders = header.map { ["X-Request-Id": $0] } ?? [:]
             return await router.respond(to: HTTPRequest(method: "GET", path: "/healthz", headers: headers))

@@ -1,0 +1,50 @@
+import Foundation
+import SluiceCore
+import SluiceHTTP
+
+/// The checks every request passes before its handler, run alike by the immediate (cache hit) and the async path:
+/// signed URLs for signed upstreams, CORS preflights and marks.
+struct RequestPolicy: Sendable {
+    /// Checks signed stream URLs; nil when no key is configured (then no upstream is signed).
+    let signer: URLSigner?
+    /// Cross-origin reads; nil allows none.
+    let cors: CORSPolicy?
+    /// Unix seconds now.
+    let now: @Sendable () -> Int64
+
+    init(signing: SigningConfig?, cors: CORSConfig?, now: @escaping @Sendable () -> Int64 = Self.unixNow) {
+        signer = signing.map(URLSigner.init)
+        self.cors = cors.map(CORSPolicy.init)
+        self.now = now
+    }
+
+    @Sendable static func unixNow() -> Int64 { Int64(Date().timeIntervalSince1970) }
+
+    /// The answer to a CORS preflight for `endpoint`, or nil when `request` is not one (or CORS is off).
+    func preflight(_ request: borrowing some RequestView & ~Copyable, endpoint: Endpoint) -> HTTPResponse? {
+        guard endpoint.isCrossOrigin, let cors else { return nil }
+        return cors.preflight(request, endpoint: endpoint)
+    }
+
+    /// 403 for a stream URL of a signed upstream (`access`) without a valid signature; nil to go on to the handler.
+    func refusal(_ request: borrowing some RequestView & ~Copyable, access: UpstreamAccess) -> HTTPResponse? {
+        guard access == .signed else { return nil }
+        guard let signer else { return Problem.forbidden("stream URLs of this upstream must be signed").response }
+        switch signer.check(path: request.path, query: request.queryText, now: now()) {
+        case .valid: return nil
+        case .missing: return Problem.forbidden("this stream URL needs a signature (expires, kid, sig)").response
+        case .malformed: return Problem.forbidden("the stream URL's signature parameters are malformed").response
+        case .expired: return Problem.forbidden("the signed stream URL has expired").response
+        case .unknownKey: return Problem.forbidden("the stream URL is signed with an unknown key").response
+        case .wrongSignature: return Problem.forbidden("the stream URL's signature is wrong").response
+        }
+    }
+
+    /// Adds what every answer to `request` carries: CORS marks for an allowed origin.
+    func decorate(
+        _ response: inout HTTPResponse, for request: borrowing some RequestView & ~Copyable, endpoint: Endpoint
+    ) {
+        guard endpoint.isCrossOrigin, let cors else { return }
+        cors.mark(&response, origin: request.field("Origin"))
+    }
+}
