@@ -320,8 +320,8 @@ http {
         return self.start_sluice(name, binary, config_path, port, env), port
 
     def sluice_config(self, name, upstreams, cache_dir, max_size="4GiB", cache_options=None, server_options=None,
-                      log_level="warning"):
-        """Writes NAME.json, a gateway config on a free port; returns (path, port)."""
+                      log_level="warning", sections=None):
+        """Writes NAME.json, a gateway config on a free port, with further top-level `sections`; returns (path, port)."""
         port = free_port()
         config = {
             "server": dict({"listen": "127.0.0.1:%d" % port}, **(server_options or {})),
@@ -329,6 +329,7 @@ http {
             "upstreams": upstreams,
             "logging": {"level": log_level},
         }
+        config.update(sections or {})
         config_path = self.path(name + ".json")
         with open(config_path, "w") as f:
             json.dump(config, f, indent=2)
