@@ -28,6 +28,8 @@ enum CacheFixture {
         /// (`cache.encryptionKeyFile`) and the files of previous keys still read (`cache.previousKeyFiles`).
         var keyFile: String?
         var previousKeyFiles: [String] = []
+        /// `cache.decryptedMemory` of an encrypted cache, when not the default.
+        var decryptedMemory: Int64?
         /// Environment variable holding the admin token (`server.adminTokenEnv`); the admin API is off without one.
         var adminTokenEnv: String?
 
@@ -49,6 +51,7 @@ enum CacheFixture {
             if !previousKeyFiles.isEmpty {
                 keys += #", "previousKeyFiles": [\#(previousKeyFiles.map { "\"\($0)\"" }.joined(separator: ", "))]"#
             }
+            if let decryptedMemory { keys += #", "decryptedMemory": "\#(decryptedMemory)""# }
             return """
                 {
                   "server": { "listen": "127.0.0.1:0", "shutdownGrace": "2s"\(admin) },

@@ -22,7 +22,8 @@ struct EncryptedCache: Sendable {
 
     /// Writes `files` (path, size) of random bytes behind a fault origin started with `originOptions`.
     init(
-        files: [(String, Int)], chunkSize: Int64, readahead: Int64 = 8 << 20, originOptions: [String] = []
+        files: [(String, Int)], chunkSize: Int64, readahead: Int64 = 8 << 20, decryptedMemory: Int64? = nil,
+        originOptions: [String] = []
     ) async throws {
         content = try TemporaryDirectory()
         var written: [(String, [UInt8])] = []
@@ -34,7 +35,7 @@ struct EncryptedCache: Sendable {
         folder = try TemporaryDirectory()
         plain = CacheFixture.Settings(
             directory: folder.file("cache"), chunkSize: chunkSize, readahead: readahead,
-            adminTokenEnv: Self.tokenVariable)
+            decryptedMemory: decryptedMemory, adminTokenEnv: Self.tokenVariable)
     }
 
     /// Total bytes of the files.
