@@ -20,9 +20,14 @@ extension CacheTests {
 
             let gateway = try await cache.start("b", previous: ["a"])
             defer { gateway.process.stop() }
+            let idle = try await EncryptedCache.admin(gateway, "GET", "/admin/cache/rekey")
+            #expect(try AdminJSON.decode(AdminRekey.self, from: idle.body).state == "idle", "\(idle.text)")
             let started = ContinuousClock.now
             let killedAt = try await EncryptedCache.rekey(gateway) { $0.chunksResealed >= chunks / 8 || $0.isFinished }
+            // One rekey at a time.
+            let second = try await EncryptedCache.admin(gateway, "POST", "/admin/cache/rekey")
             let status = await gateway.stop(signal: SIGKILL, timeout: .seconds(10))
+            #expect(second.status == 409, "\(second.everything)")
             print("cache rekey crash: killed \(ContinuousClock.now - started) into the rekey at \(killedAt)")
             #expect(status == .signaled(SIGKILL))
             #expect(killedAt.state == "running" && killedAt.chunksTotal == chunks, "\(killedAt)")
