@@ -1,35 +1,56 @@
 import Foundation
+import SluiceCrypto
+import SluiceGateway
 import SluiceTestSupport
 import Testing
 
 extension CacheTests {
-    /// Issue 3, crash safety: `kill -9` during concurrent fills never leaves a wrong byte in the cache.
+    /// Issue 3, crash safety: `kill -9` during concurrent fills never leaves a wrong byte in the cache, plaintext or
+    /// encrypted.
     @Suite struct Crash {
-        static let files = 8
-        static let fileSize = 32 << 20
-        static let rounds = 10
         /// Per-connection rate of the origin's `/slow/` prefix: fills are still running when the kill comes.
         static let slowRate = 4 << 20
 
         @Test(.timeLimit(.minutes(3)))
         func killNineDuringFillsTenTimesLeavesNoWrongByte() async throws {
+            let cache = try TemporaryDirectory()
+            try await Self.killDuringFills(
+                files: 8, fileSize: 32 << 20, rounds: 10, CacheFixture.Settings(directory: cache.file("cache")))
+        }
+
+        /// Issue 32: the same with encryption on, in fewer rounds and smaller chunks (more of them are stored
+        /// between kills).
+        @Test(.timeLimit(.minutes(2)))
+        func killNineDuringEncryptedFillsLeavesACacheThatVerifies() async throws {
+            let cache = try TemporaryDirectory()
+            let key = try cache.write("cache.key", Array(Hex.encode(SecureRandom.bytes(count: 32)).utf8))
+            chmod(key, 0o600)
+            try await Self.killDuringFills(
+                files: 4, fileSize: 16 << 20, rounds: 3,
+                CacheFixture.Settings(directory: cache.file("cache"), chunkSize: 256 << 10, keyFile: key))
+        }
+
+        /// Starts `rounds` gateways with `settings` over the slow origin and kills each (`kill -9`) during
+        /// concurrent fills of `files` files, checking every byte readers got; then `sluice cache verify` must find
+        /// no bad chunk, and every file must read back byte-exact, partly from the chunks that survived the kills.
+        private static func killDuringFills(
+            files: Int, fileSize: Int, rounds: Int, _ settings: CacheFixture.Settings
+        ) async throws {
             let seed = UInt64(Date().timeIntervalSince1970 * 1000)
             print("cache crash: seed \(seed)")
             var generator = SeededGenerator(seed: seed)
             let content = try TemporaryDirectory()
-            let data = try await concurrentMap(Array(0..<Self.files), width: 2) { index in
-                try await RandomData.file("f\(index).bin", in: content, count: Self.fileSize)
+            let data = try await concurrentMap(Array(0..<files), width: 2) { index in
+                try await RandomData.file("f\(index).bin", in: content, count: fileSize)
             }
             let origin = try await Peer.faultOrigin(root: content.path, options: ["--slow-rate", "\(Self.slowRate)"])
             defer { origin.stop() }
-            let cache = try TemporaryDirectory()
-            let settings = CacheFixture.Settings(directory: cache.file("cache"))
 
-            for round in 1...Self.rounds {
+            for round in 1...rounds {
                 let delay = Int.random(in: 200...800, using: &generator)
                 let gateway = try await GatewayProcess.start(configJSON: settings.json(baseURL: origin.url("slow/")))
                 defer { gateway.process.stop() }
-                let readers = (0..<Self.files).map { index in
+                let readers = (0..<files).map { index in
                     Task {
                         try await CacheStreamClient.get(
                             port: gateway.port, target: CacheFixture.target("f\(index).bin"),
@@ -53,11 +74,17 @@ extension CacheTests {
                         + "readers had \(CacheFixture.mebibytes(received))")
             }
 
+            let verify = try await CacheFixture.command(["verify", "--json"], settings)
+            #expect(verify.status == 0, "\(verify.output)\(verify.errors)")
+            let report = try AdminJSON.decode(AdminVerifyReport.self, from: Array(verify.output.utf8))
+            print("cache crash: verify checked \(report.chunksChecked) chunks, bad \(report.bad.count)")
+            #expect(report.bad.isEmpty && report.chunksChecked > 0, "\(report)")
+
             // Read everything back through a fast upstream: cached chunks come from disk, the rest is fetched.
             try await origin.resetStats()
-            let total = Int64(Self.files * Self.fileSize)
+            let total = Int64(files * fileSize)
             try await GatewayProcess.run(configJSON: settings.json(baseURL: origin.url(""))) { gateway in
-                for index in 0..<Self.files {
+                for index in 0..<files {
                     let response = try await CacheStreamClient.get(
                         port: gateway.port, target: CacheFixture.target("f\(index).bin"),
                         expected: .bytes(data[index], offset: 0))

@@ -24,8 +24,16 @@ enum CacheFixture {
         var chunkSize: Int64 = 1 << 20
         var readahead: Int64 = 8 << 20
         var revalidateAfter: Duration = .seconds(600)
+        /// Encryption at rest, for `sluice serve` and the CLI (``json(baseURL:)``): the key file
+        /// (`cache.encryptionKeyFile`) and the files of previous keys still read (`cache.previousKeyFiles`).
+        var keyFile: String?
+        var previousKeyFiles: [String] = []
+        /// `cache.decryptedMemory` of an encrypted cache, when not the default.
+        var decryptedMemory: Int64?
+        /// Environment variable holding the admin token (`server.adminTokenEnv`); the admin API is off without one.
+        var adminTokenEnv: String?
 
-        /// Writes the settings into `config`.
+        /// Writes the settings into `config` (an in-process gateway's; keys and the admin token are left out).
         func apply(to config: inout SluiceConfig) {
             config.cache.directory = directory
             config.cache.maxSize = maxSize
@@ -38,18 +46,36 @@ enum CacheFixture {
         /// `baseURL`.
         func json(baseURL: String) -> String {
             let seconds = revalidateAfter.components.seconds
+            let admin = adminTokenEnv.map { #", "adminTokenEnv": "\#($0)""# } ?? ""
+            var keys = keyFile.map { #", "encryptionKeyFile": "\#($0)""# } ?? ""
+            if !previousKeyFiles.isEmpty {
+                keys += #", "previousKeyFiles": [\#(previousKeyFiles.map { "\"\($0)\"" }.joined(separator: ", "))]"#
+            }
+            if let decryptedMemory { keys += #", "decryptedMemory": "\#(decryptedMemory)""# }
             return """
                 {
-                  "server": { "listen": "127.0.0.1:0", "shutdownGrace": "2s" },
+                  "server": { "listen": "127.0.0.1:0", "shutdownGrace": "2s"\(admin) },
                   "cache": {
                     "directory": "\(directory)", "maxSize": "\(maxSize)", "chunkSize": "\(chunkSize)",
-                    "readahead": "\(readahead)", "revalidateAfter": "\(seconds)s"
+                    "readahead": "\(readahead)", "revalidateAfter": "\(seconds)s"\(keys)
                   },
                   "logging": { "level": "info" },
                   "upstreams": { "\(upstreamName)": { "kind": "http", "baseURL": "\(baseURL)" } }
                 }
                 """
         }
+    }
+
+    /// Runs `sluice cache` with `arguments` (a verb and its options) on the cache of `settings`, named by a
+    /// configuration file (`--config`): the gateway must be stopped. The configuration's upstream is never contacted.
+    static func command(_ arguments: [String], _ settings: Settings) async throws -> CommandRun {
+        var offline = settings
+        // The command opens the cache itself: no admin token to look up.
+        offline.adminTokenEnv = nil
+        let folder = try TemporaryDirectory()
+        let config = try folder.write("sluice.json", Array(offline.json(baseURL: "http://127.0.0.1:9/").utf8))
+        return try await CommandRun.run(
+            try Repository.sluiceExecutable(), ["cache"] + arguments + ["--config", config])
     }
 
     /// The `http` upstream over `origin`, optionally under a fault prefix such as `slow/`.

@@ -1,18 +1,17 @@
 import Foundation
-import SluiceTestSupport
 
 /// Runs a program to completion on a thread of its own (so the cooperative pool keeps serving the in-process
 /// gateway), its output captured through files so that a large output cannot block it.
-struct CommandRun: Sendable {
+public struct CommandRun: Sendable {
     /// Exit status.
-    var status: Int32
+    public var status: Int32
     /// Standard output.
-    var output: String
+    public var output: String
     /// Standard error.
-    var errors: String
+    public var errors: String
 
     /// Runs `executable` with `arguments` (environment: this process's plus `environment`), killing it after `timeout`.
-    static func run(
+    public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
         timeout: Duration = .seconds(120)
     ) async throws -> CommandRun {
