@@ -26,12 +26,19 @@ struct RequestPolicy: Sendable {
         return cors.preflight(request, endpoint: endpoint)
     }
 
-    /// 403 for a stream URL of a signed upstream (`access`) without a valid signature; nil to go on to the handler.
-    func refusal(_ request: borrowing some RequestView & ~Copyable, access: UpstreamAccess) -> HTTPResponse? {
-        guard access == .signed else { return nil }
+    /// 403 for a stream URL of `target`, when its upstream is signed, without a valid signature; nil to go on to the
+    /// handler. A player asks for one URL again and again (a range each time): the target remembers the last query
+    /// that checked out, so a repeat costs a comparison, not an HMAC.
+    func refusal(_ request: borrowing some RequestView & ~Copyable, target: StreamTarget) -> HTTPResponse? {
+        guard target.access == .signed else { return nil }
         guard let signer else { return Problem.forbidden("stream URLs of this upstream must be signed").response }
-        switch signer.check(path: request.path, query: request.queryText, now: now()) {
-        case .valid: return nil
+        let query = request.queryText
+        let now = now()
+        if target.signature.admits(query, at: now) { return nil }
+        switch signer.check(path: request.path, query: query, now: now) {
+        case .valid(let expires):
+            target.signature.remember(query, expires: expires)
+            return nil
         case .missing: return Problem.forbidden("this stream URL needs a signature (expires, kid, sig)").response
         case .malformed: return Problem.forbidden("the stream URL's signature parameters are malformed").response
         case .expired: return Problem.forbidden("the signed stream URL has expired").response

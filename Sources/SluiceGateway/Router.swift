@@ -40,7 +40,7 @@ struct Router: Sendable {
             } catch {
                 return StreamHandler.refusal(error)
             }
-            if let refusal = policy.refusal(request, access: target.access) { return refusal }
+            if let refusal = policy.refusal(request, target: target) { return refusal }
             return await streams.respond(to: request, target: target)
         case .resolve:
             return stream!.1.respond(to: request)
@@ -63,7 +63,7 @@ struct Router: Sendable {
             let target = try? streams.target(method: head.method, path: head.path)
         else { return nil }
         var response: HTTPResponse
-        if let refusal = policy.refusal(head, access: target.access) {
+        if let refusal = policy.refusal(head, target: target) {
             response = refusal
         } else {
             guard let served = streams.respondImmediately(to: head, target: target) else { return nil }

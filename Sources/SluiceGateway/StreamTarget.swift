@@ -18,6 +18,8 @@ final class StreamTarget: Sendable {
     let traffic: UpstreamTraffic
     /// Who may open the asset's stream URL.
     let access: UpstreamAccess
+    /// The query of the last signed URL that checked out, for a signed upstream.
+    let signature = VerifiedSignature()
     /// The status a stream answers with the provider's download link, for an upstream with redirect delivery.
     let redirectStatus: Int?
     private let representation = Mutex<Representation?>(nil)

@@ -11,7 +11,8 @@ import SluiceCrypto
 public struct URLSigner: Sendable {
     /// Why a URL is refused, or that it is not.
     enum Verdict: Equatable, Sendable {
-        case valid
+        /// Valid until `expires` (Unix seconds).
+        case valid(expires: Int64)
         /// No `sig`, `kid` or `expires`.
         case missing
         /// A parameter given twice, an `expires` that is not a number, a `sig` that is not base64url.
@@ -49,7 +50,7 @@ public struct URLSigner: Sendable {
         let expected = key.authenticate(Self.message(path: path, expires: seconds))
         // The signature is checked before the time, so an expired URL is reported as such only when it was genuine.
         guard ConstantTime.equals(signature, expected) else { return .wrongSignature }
-        return seconds > now ? .valid : .expired
+        return seconds > now ? .valid(expires: seconds) : .expired
     }
 
     /// `GET`, the path and the expiry, each followed by a line feed but the last.

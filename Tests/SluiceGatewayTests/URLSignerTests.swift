@@ -23,9 +23,9 @@ import Testing
         let signer = signer()
         let query = query(signer)
         #expect(query.hasPrefix("expires=\(Self.now + 60)&kid=k1&sig="))
-        #expect(signer.check(path: Self.path, query: query, now: Self.now) == .valid)
+        #expect(signer.check(path: Self.path, query: query, now: Self.now) == .valid(expires: Self.now + 60))
         #expect(
-            signer.check(path: Self.path, query: query + "&t=12", now: Self.now) == .valid,
+            signer.check(path: Self.path, query: query + "&t=12", now: Self.now) == .valid(expires: Self.now + 60),
             "other parameters are ignored")
         #expect(signer.check(path: Self.path, query: query, now: Self.now + 60) == .expired)
     }
@@ -70,9 +70,21 @@ import Testing
     @Test func rotatedKeysVerifyUntilRemoved() {
         let old = query(signer(current: "k1", keys: ["k1": Self.k1]))
         let rotated = signer(current: "k2", keys: ["k1": Self.k1, "k2": Self.k2])
-        #expect(rotated.check(path: Self.path, query: old, now: Self.now) == .valid)
+        #expect(rotated.check(path: Self.path, query: old, now: Self.now) == .valid(expires: Self.now + 60))
         #expect(query(rotated).contains("kid=k2"))
         let removed = signer(current: "k2", keys: ["k2": Self.k2])
         #expect(removed.check(path: Self.path, query: old, now: Self.now) == .unknownKey)
+    }
+
+    /// The remembered query admits only itself, and only until it expires.
+    @Test func aRememberedSignatureAdmitsOnlyItsOwnQueryUntilItExpires() {
+        let memo = VerifiedSignature()
+        let query: Substring = "expires=100&kid=k1&sig=abc"
+        #expect(!memo.admits(query, at: 50))
+        memo.remember(query, expires: 100)
+        #expect(memo.admits(query, at: 99))
+        #expect(!memo.admits(query, at: 100))
+        #expect(!memo.admits("expires=100&kid=k1&sig=abd", at: 50))
+        #expect(!memo.admits("expires=100&kid=k1&sig=ab", at: 50))
     }
 }

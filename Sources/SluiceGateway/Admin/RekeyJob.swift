@@ -20,14 +20,17 @@ final class RekeyJob: Sendable {
         }
         guard let started else { return nil }
         DispatchQueue.global().async { [self] in
+            var last = RekeyProgress()
             do {
                 let report = try store.rekey { progress in
+                    last = progress
                     status.withLock { $0 = AdminRekey(state: "running", progress: progress) }
                 }
                 status.withLock { $0 = AdminRekey(state: "done", progress: report) }
             } catch {
                 logger.error("cache rekey failed", ["error": "\(error)"])
-                status.withLock { $0 = AdminRekey(state: "failed", progress: RekeyProgress(), error: "\(error)") }
+                // How far it came stays visible: what was re-sealed stays re-sealed.
+                status.withLock { [last] in $0 = AdminRekey(state: "failed", progress: last, error: "\(error)") }
             }
         }
         return started
