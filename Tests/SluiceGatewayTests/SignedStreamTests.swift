@@ -93,4 +93,29 @@ struct SignedStreamTests {
             #expect(try Self.url(of: try await Self.resolve(gateway, "open://song.mp3")) == "/stream/open/song.mp3")
         }
     }
+
+    @Test("sluice sign prints a path the gateway opens; a public upstream or a too long --ttl is refused")
+    func signCommand() async throws {
+        let folder = try TemporaryDirectory()
+        try Data(Self.key.value.utf8).write(to: URL(fileURLWithPath: folder.file("sign.key")))
+        let config = """
+            {"upstreams": {"media": {"kind": "directory", "root": "\(folder.path)", "access": "signed"},
+                           "open": {"kind": "directory", "root": "\(folder.path)"}},
+             "signing": {"currentKey": "k1", "keys": {"k1": {"secretFile": "sign.key"}}, "maxTTL": "2h"}}
+            """
+        try Data(config.utf8).write(to: URL(fileURLWithPath: folder.file("sluice.json")))
+        let sluice = try Repository.sluiceExecutable()
+        let arguments = ["--config", folder.file("sluice.json")]
+        let signed = try await CommandRun.run(sluice, ["sign", "media://song.mp3", "--ttl", "1h"] + arguments)
+        #expect(signed.status == 0, "\(signed.errors)")
+        let path = signed.output.trimmingCharacters(in: .newlines)
+        #expect(path.hasPrefix("/stream/media/song.mp3?expires=") && !signed.output.contains(Self.key.value))
+        try await Self.run { gateway, bytes in
+            let result = try await TestHTTP.get(gateway.url(path))
+            #expect(result.status == 200 && result.body == bytes)
+        }
+        #expect(try await CommandRun.run(sluice, ["sign", "open://song.mp3"] + arguments).status == 1)
+        #expect(try await CommandRun.run(sluice, ["sign", "media://song.mp3", "--ttl", "3h"] + arguments).status == 1)
+        #expect(try await CommandRun.run(sluice, ["sign", "media://song.mp3", "--ttl", "x"] + arguments).status == 64)
+    }
 }
