@@ -24,9 +24,11 @@ import Testing
         try install(certificate: server.certificatePath, key: server.keyPath, in: certificates)
     }
 
-    /// Makes the gateway's files hold `certificate` and `key`, each replaced by a rename.
-    private static func install(certificate: String, key: String, in certificates: TestCertificates) throws {
-        for (source, name) in [(certificate, "live.pem"), (key, "live.key")] {
+    /// Makes the gateway's files `name.pem` and `name.key` hold `certificate` and `key`, each replaced by a rename.
+    private static func install(
+        certificate: String, key: String, in certificates: TestCertificates, as name: String = "live"
+    ) throws {
+        for (source, name) in [(certificate, name + ".pem"), (key, name + ".key")] {
             let staged = certificates.folder.file(name + ".new")
             try? FileManager.default.removeItem(atPath: staged)
             try FileManager.default.copyItem(atPath: source, toPath: staged)
@@ -147,6 +149,52 @@ import Testing
             #expect(gateway.process.exitStatus == nil)
         }
         withExtendedLifetime(origin) {}
+    }
+
+    @Test func theAdminListenerHasItsOwnCertificateAndBothReload() async throws {
+        let certificates = try await TestCertificates.make()
+        let (first, second) = (
+            try await certificates.issue("first", serial: 1), try await certificates.issue("second", serial: 2)
+        )
+        let (third, fourth) = (
+            try await certificates.issue("third", serial: 3), try await certificates.issue("fourth", serial: 4)
+        )
+        try Self.install(first, in: certificates)
+        let adminCertificate = certificates.folder.file("admin.pem")
+        let adminKey = certificates.folder.file("admin.key")
+        for (source, target) in [(third.certificatePath, adminCertificate), (third.keyPath, adminKey)] {
+            try FileManager.default.copyItem(atPath: source, toPath: target)
+        }
+        let config = Self.config(
+            upstreams: #""m": { "kind": "directory", "root": "/tmp" }"#, certificates: certificates
+        )
+        .replacingOccurrences(
+            of: #""shutdownGrace": "2s","#,
+            with: #""shutdownGrace": "2s", "adminListen": "127.0.0.1:0", "adminTls": "#
+                + #"{ "certificateFile": "\#(adminCertificate)", "keyFile": "\#(adminKey)" },"#)
+        try await GatewayProcess.run(configJSON: config) { gateway in
+            let line = try #require(gateway.logLines.first { $0.contains("listening") })
+            let adminPort = try #require(line.firstMatch(of: /admin=[0-9.]+:([0-9]+)/).flatMap { Int($0.output.1) })
+            #expect(line.contains("server.adminTls.sha256=\(third.fingerprint)"), "\(line)")
+            #expect(try await certificates.presentedFingerprint(port: gateway.port) == first.fingerprint)
+            #expect(try await certificates.presentedFingerprint(port: adminPort) == third.fingerprint)
+            let ready = try await TestCertificates.run(
+                [
+                    "/usr/bin/curl", "-sS", "--cacert", certificates.authorityPath, "-o", "/dev/null", "-w",
+                    "%{http_code}", "https://127.0.0.1:\(adminPort)/readyz",
+                ], in: certificates.folder)
+            #expect(ready.output == "200", "\(ready.output)")
+
+            try Self.install(second, in: certificates)
+            try Self.install(certificate: fourth.certificatePath, key: fourth.keyPath, in: certificates, as: "admin")
+            gateway.process.send(SIGHUP)
+            #expect(
+                await Poll.until(within: .seconds(30)) {
+                    gateway.log().components(separatedBy: "tls certificate reloaded").count == 3
+                }, "\(gateway.log())")
+            #expect(try await certificates.presentedFingerprint(port: gateway.port) == second.fingerprint)
+            #expect(try await certificates.presentedFingerprint(port: adminPort) == fourth.fingerprint)
+        }
     }
 
     @Test func plainHTTPToTheTLSPortFailsCleanly() async throws {
