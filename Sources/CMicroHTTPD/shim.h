@@ -1,4 +1,5 @@
 #pragma once
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -61,6 +62,14 @@ static inline long long sluice_tcp_ms_since_data(int fd)
     socklen_t length = sizeof info;
     if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &info, &length) != 0) return -1;
     return info.tcpi_last_data_recv;
+}
+
+/// 1 when the peer of TCP socket `fd` has shut down its sending side (its FIN arrived), even with bytes still unread;
+/// Linux's POLLRDHUP (0x2000), which <poll.h> declares only for _GNU_SOURCE.
+static inline int sluice_tcp_peer_shut_down(int fd)
+{
+    struct pollfd entry = { .fd = fd, .events = 0x2000 };
+    return poll(&entry, 1, 0) == 1 && (entry.revents & (0x2000 | POLLHUP | POLLERR)) != 0;
 }
 
 /// Sets the connection's inactivity timeout (MHD_set_connection_option is variadic, which Swift cannot call).

@@ -160,9 +160,9 @@ public final class HTTPServer: Sendable {
         let core = Unmanaged.passRetained(
             ServerCore(options: options, handler: handler, immediateHandler: immediateHandler, onComplete: onComplete))
         // The accept loop owns the listening socket; connections reach the daemon through MHD_add_connection.
-        var flags =
+        let flags =
             MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
-            | MHD_USE_NO_LISTEN_SOCKET.rawValue
+            | MHD_USE_NO_LISTEN_SOCKET.rawValue | (tls == nil ? 0 : MHD_USE_TLS.rawValue)
         let cls = core.toOpaque()
         let start = { (items: UnsafeMutablePointer<MHD_OptionItem>) in
             sluice_mhd_start_daemon(
@@ -171,7 +171,6 @@ public final class HTTPServer: Sendable {
         }
         let started: OpaquePointer?
         if let tls {
-            flags |= MHD_USE_TLS.rawValue
             started = tls.withOptions(appendedTo: items, start)
         } else {
             var items = items

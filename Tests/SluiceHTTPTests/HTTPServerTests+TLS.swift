@@ -109,6 +109,32 @@ import Testing
             })
     }
 
+    /// A client that leaves politely sends close_notify before its FIN: bytes a peek alone would take for a next
+    /// request, so the sweeper must notice the FIN itself.
+    @Test func aTLSClientLeavingPolitelyDuringASuspendedStreamIsNoticed() async throws {
+        let certificates = try await TestCertificates.make()
+        let first = try await certificates.issue("first", serial: 1)
+        let source = ScriptedSource(data: SeededGenerator.bytes(1000), mode: .never)
+        let log = ExchangeLog()
+        var options = loopbackOptions()
+        options.tls = try Self.credentials(first)
+        try await withServer(
+            options, log: log,
+            handler: { _ in HTTPResponse(status: 200, body: .stream(length: 1000, source: source)) },
+            run: { server in
+                // s_client sends the request, and on the end of its input (a second later) close_notify and FIN.
+                let script =
+                    "(printf 'GET / HTTP/1.1\\r\\nHost: t\\r\\n\\r\\n'; sleep 1) | openssl s_client -no_ign_eof"
+                    + " -connect 127.0.0.1:\(server.port) -CAfile \(certificates.authorityPath)"
+                let client = try await TestCertificates.run(["/bin/sh", "-c", script], in: certificates.folder)
+                #expect(client.status == .exited(0), "\(client.output)")
+                #expect(source.reads > 0, "the stream never began")
+                // The sweeper runs every 200 ms; the 30 s idle timeout does not apply to a suspended connection.
+                #expect(await Poll.until(within: .seconds(5)) { source.closes == [false] }, "closes: \(source.closes)")
+            })
+        #expect(log.all.map(\.completed) == [false])
+    }
+
     @Test func speaksTLS12And13Only() async throws {
         let certificates = try await TestCertificates.make()
         let first = try await certificates.issue("first", serial: 1)
