@@ -10,6 +10,8 @@ public struct SluiceConfig: Sendable {
     public var logging: LoggingConfig
     /// Keys of signed stream URLs; nil when no upstream is signed.
     public var signing: SigningConfig?
+    /// What loaded but should be changed (a secret file others may read), for the operator.
+    public var warnings: [ConfigError] = []
 
     /// Creates a configuration.
     public init(server: ServerConfig, cache: CacheConfig, upstreams: [String: UpstreamConfig], logging: LoggingConfig) {
