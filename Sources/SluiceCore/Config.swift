@@ -62,6 +62,11 @@ public struct ServerConfig: Sendable {
     public var headerTimeout: Duration = .seconds(10)
     /// On SIGTERM/SIGINT, in-flight responses get this long to finish.
     public var shutdownGrace: Duration = .seconds(10)
+    /// Per-client request rate and new-asset limits.
+    public var limits = LimitsConfig()
+    /// Proxies (`server.trustedProxies`) whose `X-Forwarded-For` names the client; without any, the field is
+    /// ignored and the connection's peer is the client.
+    public var trustedProxies: [IPNetwork] = []
 
     /// Defaults.
     public init() {}
