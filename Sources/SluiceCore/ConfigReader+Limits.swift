@@ -4,7 +4,7 @@ extension ConfigReader {
         let allowed: Set = ["requestsPerSecond", "burst", "newAssetsPerMinute"]
         guard let object = object(value, at: key, allowed: allowed) else { return nil }
         var limits = LimitsConfig()
-        if let rate = integer(object, "requestsPerSecond", at: key, in: 0...1_000_000) {
+        if let rate = number(object, "requestsPerSecond", at: key, in: 0...1_000_000) {
             limits.requestsPerSecond = rate
         }
         if let burst = integer(object, "burst", at: key, in: 1...10_000_000) { limits.burst = burst }

@@ -75,7 +75,7 @@ struct ClientLimitTable: Sendable {
     }
 
     private mutating func sweep(at now: Int64) {
-        let rate = max(limits.requestsPerSecond, 1)
+        let rate = limits.requestsPerSecond
         let burst = limits.burst
         clients = clients.filter { _, client in
             !client.bucket.isFull(rate: rate, burst: burst, at: now)

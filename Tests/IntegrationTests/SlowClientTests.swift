@@ -6,7 +6,8 @@ import Testing
 /// Clients that send their heads or read their responses too slowly are closed by time, and while they wait,
 /// everyone else is served.
 @Suite struct SlowClientTests {
-    static let headerTimeout = 4
+    /// Long enough that a loaded machine serves the normal client's ranges before the first slow head's deadline.
+    static let headerTimeout = 10
 
     static func run(idleTimeout: Int = 60, _ body: (TestGateway, [UInt8]) async throws -> Void) async throws {
         let media = try TemporaryDirectory()
@@ -30,13 +31,13 @@ import Testing
         try await Self.run { gateway, bytes in
             let port = gateway.port
             let (opened, signal) = AsyncStream<Void>.makeStream()
+            let started = ContinuousClock.now
             async let lifetimes = onOwnThread {
                 try RawHTTP.drip(
-                    connections: 300, port: port, interval: .seconds(2), limit: .seconds(30),
+                    connections: 300, port: port, interval: .seconds(2), limit: .seconds(40), since: started,
                     opened: { signal.yield() })
             }
             for await _ in opened { break }
-            let started = ContinuousClock.now
             for (first, last) in [(0, 999_999), (5_000_000, 6_999_999), (16_000_000, 16_777_215)] {
                 let result = try await RawHTTP.request(
                     port: port, target: "/stream/media/big.bin", headers: ["Range": "bytes=\(first)-\(last)"],
@@ -44,14 +45,14 @@ import Testing
                 #expect(result.status == 206)
                 #expect(result.body.firstDifference(from: bytes[first...last]) == nil, "bytes \(first)-\(last)")
             }
-            let servedIn = ContinuousClock.now - started
+            let servedAfter = ContinuousClock.now - started
             let closedAfter = try await lifetimes
             #expect(closedAfter.count == 300, "\(300 - closedAfter.count) slowloris connections were never closed")
-            // Served while every slow connection was still open (none closes before its head deadline).
-            #expect(servedIn < .seconds(Self.headerTimeout), "\(servedIn)")
-            #expect(closedAfter.allSatisfy { $0 >= .seconds(Self.headerTimeout - 1) }, "\(closedAfter.min() ?? .zero)")
+            // Served while every slow connection was still open: each was seen closed only after that.
+            #expect(closedAfter.allSatisfy { $0 > servedAfter }, "\(closedAfter.min() ?? .zero) < \(servedAfter)")
+            #expect(closedAfter.allSatisfy { $0 >= .seconds(Self.headerTimeout) }, "\(closedAfter.min() ?? .zero)")
             // The deadline, a sweep a second, a drip round of 2 s, and slack for a loaded machine.
-            #expect(closedAfter.allSatisfy { $0 <= .seconds(Self.headerTimeout + 8) }, "\(closedAfter.max() ?? .zero)")
+            #expect(closedAfter.allSatisfy { $0 <= .seconds(Self.headerTimeout + 10) }, "\(closedAfter.max() ?? .zero)")
         }
     }
 

@@ -19,6 +19,8 @@ struct ConfigLimitsTests {
         ).server
         #expect(set.limits.requestsPerSecond == 0 && set.limits.burst == 9 && set.limits.newAssetsPerMinute == 3)
         #expect(set.trustedProxies.map(\.description) == ["10.0.0.0/8", "::1"])
+        let fraction = try fixture.parse(minimalConfig(#""server": {"limits": {"requestsPerSecond": 0.5}}"#)).server
+        #expect(fraction.limits.requestsPerSecond == 0.5)
     }
 
     @Test(arguments: [
@@ -27,10 +29,14 @@ struct ConfigLimitsTests {
             #"{"limits": {"requestsPerSecond": -1, "burst": 0}}"#,
             [
                 "server.limits.burst: expected a whole number from 1 to 10000000",
-                "server.limits.requestsPerSecond: expected a whole number from 0 to 1000000",
+                "server.limits.requestsPerSecond: expected a number from 0 to 1000000",
             ]
         ),
         (#"{"limits": 5}"#, ["server.limits: expected an object"]),
+        (
+            #"{"limits": {"requestsPerSecond": true}}"#,
+            ["server.limits.requestsPerSecond: expected a number from 0 to 1000000"]
+        ),
         (
             #"{"trustedProxies": "10.0.0.0/8"}"#,
             [#"server.trustedProxies: expected an array of addresses or networks like "10.0.0.0/8""#]

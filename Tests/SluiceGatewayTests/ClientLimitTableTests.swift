@@ -9,7 +9,7 @@ struct ClientLimitTableTests {
     static let alice: UInt128 = 0xFFFF_C000_0201  // 192.0.2.1, IPv4-mapped
     static let bob: UInt128 = 0xFFFF_C000_0202
 
-    static func limits(rate: Int = 2, burst: Int = 3, newAssets: Int = 0) -> LimitsConfig {
+    static func limits(rate: Double = 2, burst: Int = 3, newAssets: Int = 0) -> LimitsConfig {
         var limits = LimitsConfig()
         limits.requestsPerSecond = rate
         limits.burst = burst
@@ -40,10 +40,12 @@ struct ClientLimitTableTests {
         #expect(table.request(from: Self.alice, at: 0) == .admitted)
         #expect(table.request(from: Self.alice, at: Self.second / 10) == .refused(retryAfter: 1))
         #expect(table.request(from: Self.alice, at: Self.second) == .admitted)
-        var slow = ClientLimitTable(limits: Self.limits(rate: 1, burst: 1))
+        // A fractional rate: one request every 10 s.
+        var slow = ClientLimitTable(limits: Self.limits(rate: 0.1, burst: 1))
         _ = slow.request(from: Self.alice, at: 0)
-        // Rates are whole requests per second: the longest wait for a token is one second.
-        #expect(slow.request(from: Self.alice, at: 1) == .refused(retryAfter: 1))
+        #expect(slow.request(from: Self.alice, at: 1) == .refused(retryAfter: 10))
+        #expect(slow.request(from: Self.alice, at: 9 * Self.second + 1) == .refused(retryAfter: 1))
+        #expect(slow.request(from: Self.alice, at: 10 * Self.second) == .admitted)
     }
 
     @Test("one client over its rate leaves another unaffected; an IPv6 client is limited by its /64")

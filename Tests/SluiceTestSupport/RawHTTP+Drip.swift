@@ -2,13 +2,12 @@ import Foundation
 
 extension RawHTTP {
     /// Opens `connections` connections to 127.0.0.1:`port` (then calls `opened`) and sends each a byte of a
-    /// never-ending request head every `interval` until the server closes it (for at most `limit`); returns how long
-    /// each one lived, for the connections the server closed.
+    /// never-ending request head every `interval` until the server closes it (for at most `limit`); returns when
+    /// each one was seen closed, after `started`, for the connections the server closed.
     public static func drip(
         connections: Int, port: Int, interval: Duration = .milliseconds(100), limit: Duration = .seconds(10),
-        opened: () -> Void = {}
+        since started: ContinuousClock.Instant = .now, opened: () -> Void = {}
     ) throws -> [Duration] {
-        let started = ContinuousClock.now
         var open = try (0..<connections).map { _ in try connect(port: port) }
         defer { for descriptor in open { close(descriptor) } }
         opened()
