@@ -1,4 +1,8 @@
 #pragma once
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -60,6 +64,14 @@ static inline long long sluice_tcp_ms_since_data(int fd)
     return info.tcpi_last_data_recv;
 }
 
+/// 1 when the peer of TCP socket `fd` has shut down its sending side (its FIN arrived), even with bytes still unread;
+/// Linux's POLLRDHUP (0x2000), which <poll.h> declares only for _GNU_SOURCE.
+static inline int sluice_tcp_peer_shut_down(int fd)
+{
+    struct pollfd entry = { .fd = fd, .events = 0x2000 };
+    return poll(&entry, 1, 0) == 1 && (entry.revents & (0x2000 | POLLHUP | POLLERR)) != 0;
+}
+
 /// Sets the connection's inactivity timeout (MHD_set_connection_option is variadic, which Swift cannot call).
 static inline void sluice_mhd_set_connection_timeout(struct MHD_Connection *connection, unsigned int seconds)
 {
@@ -84,4 +96,37 @@ static inline size_t sluice_mhd_request_header_size(struct MHD_Connection *conne
 static inline ssize_t sluice_mhd_reader_end_with_error(void)
 {
     return MHD_CONTENT_READER_END_WITH_ERROR;
+}
+
+/// Appends one libmicrohttpd log message to the `char[SLUICE_MHD_MESSAGE_CAPACITY]` buffer `cls`.
+#define SLUICE_MHD_MESSAGE_CAPACITY 512
+static inline void sluice_mhd_log_to_buffer(void *cls, const char *format, va_list arguments)
+{
+    char *buffer = cls;
+    size_t used = strlen(buffer);
+    if (used + 1 < SLUICE_MHD_MESSAGE_CAPACITY) vsnprintf(buffer + used, SLUICE_MHD_MESSAGE_CAPACITY - used, format, arguments);
+}
+
+static inline enum MHD_Result sluice_mhd_refuse_request(
+    void *cls, struct MHD_Connection *connection, const char *url, const char *method, const char *version,
+    const char *upload_data, size_t *upload_data_size, void **request_cls)
+{
+    return MHD_NO;
+}
+
+/// Loads `certificate` and `key` (PEM) with `priorities` into a throwaway TLS daemon with neither socket nor thread,
+/// as a serving daemon would load them. Returns 0 when they are usable; else -1 with libmicrohttpd's account in
+/// `message` (SLUICE_MHD_MESSAGE_CAPACITY bytes): GnuTLS's error text, never key material. Serving daemons log
+/// nothing, so this is where a bad pair gets its reason.
+static inline int sluice_mhd_check_tls(const char *certificate, const char *key, const char *priorities, char *message)
+{
+    message[0] = 0;
+    struct MHD_Daemon *daemon = MHD_start_daemon(
+        MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET | MHD_USE_ERROR_LOG, 0, NULL, NULL, sluice_mhd_refuse_request, NULL,
+        MHD_OPTION_EXTERNAL_LOGGER, sluice_mhd_log_to_buffer, message,
+        MHD_OPTION_HTTPS_MEM_CERT, certificate, MHD_OPTION_HTTPS_MEM_KEY, key,
+        MHD_OPTION_HTTPS_PRIORITIES, priorities, MHD_OPTION_END);
+    if (daemon == NULL) return -1;
+    MHD_stop_daemon(daemon);
+    return 0;
 }

@@ -83,7 +83,7 @@ extension ChunkStore {
         let low = max(range.first, start) - start
         let high = min(range.last, start + chunk.size - 1) - start
         guard let seal = chunk.seal, let aead = try? keyring.segmentCipher(seal, key: key, chunk: chunk.index) else {
-            try dropCorrupt(key, chunk.index)
+            try dropCorrupt(key, chunk)
             throw .corrupt(index: chunk.index)
         }
         let segment = SealedLayout.segmentSize
@@ -113,7 +113,7 @@ extension ChunkStore {
             let size = Int(SealedLayout.plaintextSize(of: s, in: chunk.size))
             let at = Int((s - first) * SealedLayout.storedSegmentSize)
             guard at + size + AEADCipher.tagSize <= stored.count else {
-                try dropCorrupt(key, chunk.index)
+                try dropCorrupt(key, chunk)
                 throw .corrupt(index: chunk.index)
             }
             let opened = stored.withUnsafeBytes { sealed in
@@ -135,7 +135,7 @@ extension ChunkStore {
                 }
             }
             guard opened else {
-                try dropCorrupt(key, chunk.index)
+                try dropCorrupt(key, chunk)
                 throw .corrupt(index: chunk.index)
             }
         }
@@ -145,5 +145,21 @@ extension ChunkStore {
     func dropCorrupt(_ key: StorageKey, _ index: Int64) throws(CacheError) {
         logger.warning("cache chunk failed its integrity check, dropped", ["cache.key": key.text, "chunk": "\(index)"])
         try state.withLock { state throws(CacheError) in try state.dropChunk(key, index, reason: .corrupt) }
+    }
+
+    /// Drops sealed chunk `chunk` as it was read: unless it was written again meanwhile (a rekey or a refetch gave
+    /// it another write ID), in which case the bytes read were the new write's, not damaged ones.
+    func dropCorrupt(_ key: StorageKey, _ chunk: ChunkRow) throws(CacheError) {
+        let dropped = try state.withLock { state throws(CacheError) in
+            guard try state.readableChunks(key, in: chunk.index...chunk.index)[chunk.index]?.seal == chunk.seal else {
+                return false
+            }
+            try state.dropChunk(key, chunk.index, reason: .corrupt)
+            return true
+        }
+        if dropped {
+            logger.warning(
+                "cache chunk failed its integrity check, dropped", ["cache.key": key.text, "chunk": "\(chunk.index)"])
+        }
     }
 }

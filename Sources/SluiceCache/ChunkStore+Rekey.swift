@@ -90,7 +90,7 @@ extension ChunkStore {
             let aead = try? keyring.segmentCipher(seal, key: key, chunk: chunk.index),
             openSealed(stored, into: &plaintext, chunk: chunk, seal: seal, aead: aead, key: key, keyring: keyring)
         else {
-            try dropCorrupt(key, chunk.index)
+            try dropCorrupt(key, chunk)
             return false
         }
         let removed = try state.withLock { state throws(CacheError) in

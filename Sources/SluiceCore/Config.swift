@@ -47,6 +47,10 @@ public struct ServerConfig: Sendable {
     public var adminListen: ListenAddress?
     /// Browser pages on other origins allowed to read streams; nil allows none.
     public var cors: CORSConfig?
+    /// TLS for the public listener (and for admin calls when there is no `adminListen`); nil serves plain HTTP.
+    public var tls: TLSConfig?
+    /// TLS for the separate admin listener; nil serves it plain HTTP.
+    public var adminTls: TLSConfig?
     /// Bearer token for the admin API; admin calls answer 403 when absent.
     public var adminToken: Secret?
     /// Worker threads of the HTTP server (default: the number of cores).

@@ -2,14 +2,19 @@ extension ConfigReader {
     func readServer(_ value: Any, at key: String) -> ServerConfig? {
         let allowed: Set = [
             "listen", "adminListen", "adminTokenEnv", "adminTokenFile", "threads", "maxConnections",
-            "maxConnectionsPerIP", "idleTimeout", "headerTimeout", "shutdownGrace", "cors", "limits",
-            "trustedProxies",
+            "maxConnectionsPerIP", "idleTimeout", "headerTimeout", "shutdownGrace", "cors", "tls", "adminTls",
+            "limits", "trustedProxies",
         ]
         guard let object = object(value, at: key, allowed: allowed) else { return nil }
         var server = ServerConfig()
         if let address = listenAddress(object, "listen", at: key) { server.listen = address }
         server.adminListen = listenAddress(object, "adminListen", at: key)
         server.adminToken = secret(object, "adminToken", at: key, required: false)
+        server.tls = object["tls"].flatMap { tls($0, at: Self.key(key, "tls")) }
+        server.adminTls = object["adminTls"].flatMap { tls($0, at: Self.key(key, "adminTls")) }
+        if object["adminTls"] != nil, server.adminListen == nil {
+            fail(Self.key(key, "adminTls"), "needs adminListen (without it, admin calls are served with server.tls)")
+        }
         if let threads = integer(object, "threads", at: key, in: 0...1_024) { server.threads = threads }
         if let count = integer(object, "maxConnections", at: key, in: 1...1_000_000) { server.maxConnections = count }
         if let count = integer(object, "maxConnectionsPerIP", at: key, in: 1...1_000_000) {

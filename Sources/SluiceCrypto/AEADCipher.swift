@@ -89,15 +89,9 @@ public struct AEADCipher: Sendable, CustomStringConvertible {
     public func seal(_ plaintext: [UInt8], nonce: AEADNonce, associatedData: [UInt8] = []) throws(CryptoError)
         -> [UInt8]
     {
-        var sealed = [UInt8](repeating: 0, count: plaintext.count + Self.tagSize)
-        try plaintext.withUnsafeBytes { input in
-            sealed.withUnsafeMutableBytes { out in
-                Result { () throws(CryptoError) in
-                    try seal(input, nonce: nonce, associatedData: associatedData, into: out)
-                }
-            }
-        }.get()
-        return sealed
+        try Self.transform(plaintext, into: plaintext.count + Self.tagSize) { input, out throws(CryptoError) in
+            try seal(input, nonce: nonce, associatedData: associatedData, into: out)
+        }
     }
 
     /// `sealed` opened into a new array.
@@ -105,14 +99,20 @@ public struct AEADCipher: Sendable, CustomStringConvertible {
         -> [UInt8]
     {
         guard sealed.count >= Self.tagSize else { throw .sealedTooShort }
-        var plaintext = [UInt8](repeating: 0, count: sealed.count - Self.tagSize)
-        try sealed.withUnsafeBytes { input in
-            plaintext.withUnsafeMutableBytes { out in
-                Result { () throws(CryptoError) in
-                    try open(input, nonce: nonce, associatedData: associatedData, into: out)
-                }
-            }
+        return try Self.transform(sealed, into: sealed.count - Self.tagSize) { input, out throws(CryptoError) in
+            try open(input, nonce: nonce, associatedData: associatedData, into: out)
+        }
+    }
+
+    /// The `count` bytes `body` writes from `input`.
+    private static func transform(
+        _ input: [UInt8], into count: Int,
+        _ body: (UnsafeRawBufferPointer, UnsafeMutableRawBufferPointer) throws(CryptoError) -> Void
+    ) throws(CryptoError) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: count)
+        try input.withUnsafeBytes { bytes in
+            output.withUnsafeMutableBytes { out in Result { () throws(CryptoError) in try body(bytes, out) } }
         }.get()
-        return plaintext
+        return output
     }
 }

@@ -13,6 +13,8 @@ public enum GatewayError: Error, CustomStringConvertible, Sendable {
     case listener(String)
     /// The upstream HTTP client could not start.
     case client(String)
+    /// A TLS certificate or key (at the configuration key named) is unusable.
+    case tls(key: String, reason: String)
 
     /// A message for the operator.
     public var description: String {
@@ -21,6 +23,7 @@ public enum GatewayError: Error, CustomStringConvertible, Sendable {
         case .cache(let reason): "cache.directory: \(reason)"
         case .listener(let reason): "server.listen: \(reason)"
         case .client(let reason): "upstream client: \(reason)"
+        case .tls(let key, let reason): "\(key): \(reason)"
         }
     }
 }
@@ -36,11 +39,18 @@ public final class Gateway: Sendable {
     private let coordinator: FillCoordinator
     private let metrics: GatewayMetrics
     private let ready = ReadinessFlag()
+    /// The TLS listeners, for ``reloadTLS()``.
+    private let tlsServers: [(tls: ListenerTLS, server: HTTPServer)]
+    /// `server.tls.sha256` and `server.adminTls.sha256`: the certificates served at start, for the `listening` line.
+    private let startFingerprints: [String: String]
 
     /// Builds every part from a validated configuration; nothing listens until ``start()``.
     public init(config: SluiceConfig, logger: Logger) throws(GatewayError) {
         self.config = config
         self.logger = logger
+        // First, so that a bad certificate stops start-up before the cache is opened.
+        let tls = ListenerTLS.listeners(of: config.server)
+        let (mainTLS, adminTLS) = (try tls.main?.load(), try tls.admin?.load())
         metrics = GatewayMetrics(upstreams: Array(config.upstreams.keys))
         do {
             client = try CurlClient()
@@ -89,24 +99,72 @@ public final class Gateway: Sendable {
             upstreamConfigs: config.upstreams, adminToken: config.server.adminToken)
         let accessLog = AccessLog(logger: logger, metrics: metrics, clients: clients)
         let settings = config.server
-        func listener(_ address: SluiceCore.ListenAddress, _ router: Router) -> HTTPServer {
+        func listener(
+            _ address: SluiceCore.ListenAddress, _ router: Router, tls: ListenerTLS.Loaded?
+        ) -> HTTPServer {
             HTTPServer(
                 options: HTTPServerOptions(
                     host: address.host, port: address.port, threads: settings.threads,
                     maxConnections: settings.maxConnections, maxConnectionsPerIP: settings.maxConnectionsPerIP,
                     idleTimeout: settings.idleTimeout, headerTimeout: settings.headerTimeout,
-                    exchangeHeaderFields: logger.isEnabled(.info) ? accessLog.headerFields : []),
+                    exchangeHeaderFields: logger.isEnabled(.info) ? accessLog.headerFields : [],
+                    tls: tls?.credentials),
                 handler: { await router.respond(to: $0) },
                 immediateHandler: { router.respondImmediately(to: $0) },
                 onComplete: { accessLog.record($0) })
         }
         let isReady: @Sendable () -> Bool = { ready.isReady }
         if let adminAddress = settings.adminListen {
-            server = listener(settings.listen, Router(stream: streams, admin: nil, policy: policy, isReady: isReady))
-            adminServer = listener(adminAddress, Router(stream: nil, admin: admin, policy: policy, isReady: isReady))
+            server = listener(
+                settings.listen, Router(stream: streams, admin: nil, policy: policy, isReady: isReady), tls: mainTLS)
+            adminServer = listener(
+                adminAddress, Router(stream: nil, admin: admin, policy: policy, isReady: isReady), tls: adminTLS)
         } else {
-            server = listener(settings.listen, Router(stream: streams, admin: admin, policy: policy, isReady: isReady))
+            server = listener(
+                settings.listen, Router(stream: streams, admin: admin, policy: policy, isReady: isReady), tls: mainTLS)
             adminServer = nil
+        }
+        var servers: [(tls: ListenerTLS, server: HTTPServer)] = []
+        var fingerprints: [String: String] = [:]
+        for (tls, loaded, server) in [(tls.main, mainTLS, server), (tls.admin, adminTLS, adminServer)] {
+            guard let tls, let loaded, let server else { continue }
+            servers.append((tls, server))
+            fingerprints[tls.key + ".sha256"] = loaded.fingerprint
+        }
+        tlsServers = servers
+        startFingerprints = fingerprints
+    }
+
+    /// Checks the TLS files of `config` as start-up would (`check-config`): readable, well-formed, a key that is
+    /// private and matches its certificate.
+    public static func checkTLS(_ config: SluiceConfig) throws(GatewayError) {
+        let tls = ListenerTLS.listeners(of: config.server)
+        _ = try tls.main?.load()
+        _ = try tls.admin?.load()
+    }
+
+    /// Reads every TLS listener's files again and serves new connections with them, while connections in progress
+    /// finish with the pair they began with. A listener whose new files are unusable keeps its pair; each outcome is
+    /// logged.
+    public func reloadTLS() {
+        if tlsServers.isEmpty { logger.info("reload: no TLS listener, nothing to reload") }
+        for (tls, server) in tlsServers {
+            do throws(GatewayError) {
+                let loaded = try tls.load()
+                do {
+                    try server.reloadTLS(loaded.credentials)
+                } catch {
+                    throw .tls(key: tls.key, reason: String(describing: error))
+                }
+                logger.info(
+                    "tls certificate reloaded",
+                    [
+                        "listener": tls.key, "certificate": tls.config.certificateFile,
+                        "certificate.sha256": loaded.fingerprint,
+                    ])
+            } catch {
+                logger.error("tls reload failed, keeping the previous certificate", ["reason": error.description])
+            }
         }
     }
 
@@ -131,7 +189,7 @@ public final class Gateway: Sendable {
             [
                 "address": bound.description, "admin": adminBound?.description ?? "same listener",
                 "upstreams": config.upstreams.keys.sorted().joined(separator: ","),
-            ])
+            ].merging(startFingerprints) { first, _ in first })
     }
 
     /// The bound port of the public listener.

@@ -36,22 +36,35 @@ struct ResolveHandler: Sendable {
         guard upstreamNames.contains(asset.upstream) else {
             return Problem.notFound("no upstream named \"\(asset.upstream)\"").response
         }
-        guard signed.contains(asset.upstream), let signing else { return .json(["url": asset.streamPath]) }
-        var ttl = signing.defaultTTL
+        // A bad ttl is refused for any upstream: a client sending one expects a signed URL.
+        var requestedTTL: Duration?
         if let requested = object["ttl"] {
-            guard let text = requested as? String, let parsed = try? DurationParser.parse(text), parsed > .zero else {
-                return Problem.badRequest("\"ttl\" must be a positive duration such as \"30m\"").response
+            guard let text = requested as? String, let parsed = Self.lifetime(text) else {
+                return Problem.badRequest(
+                    "\"ttl\" must be a whole number of seconds, minutes, hours or days such as \"30m\"; 1 to 9999"
+                ).response
             }
-            guard parsed <= signing.maxTTL else {
-                return Problem.badRequest("\"ttl\" is longer than the configured signing.maxTTL").response
-            }
-            ttl = parsed
+            requestedTTL = parsed
+        }
+        guard signed.contains(asset.upstream), let signing else { return .json(["url": asset.streamPath]) }
+        let ttl = requestedTTL ?? signing.defaultTTL
+        guard ttl <= signing.maxTTL else {
+            return Problem.badRequest("\"ttl\" is longer than the configured signing.maxTTL").response
         }
         let expires = now() + ttl.components.seconds
         let url = URLSigner(signing).sign(path: asset.streamPath, expires: expires)
         return .json([
             "url": url, "expires": ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(expires))),
         ])
+    }
+
+    /// A signed URL's lifetime as a request writes it (openapi.yaml, `ResolveRequest.ttl`): 1 to 9999 (leading zeros
+    /// allowed) of `s`, `m`, `h` or `d`.
+    static func lifetime(_ text: String) -> Duration? {
+        guard let unit = text.last, "smhd".contains(unit) else { return nil }
+        let digits = text.dropLast().drop { $0 == "0" }
+        guard (1...4).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return try? DurationParser.parse(text)
     }
 }
 

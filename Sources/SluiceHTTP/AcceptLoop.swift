@@ -11,14 +11,30 @@ import Synchronization
 /// `MHD_PANIC("Failed to remove listen FD from epoll set")`, seen here during shutdown). Owning the socket makes
 /// stopping plain: ``stop()`` closes it, and new clients are refused at once.
 ///
-/// Threads: ``start(daemon:limit:)`` and ``stop()`` are called once each, from the server's lifecycle; the loop
-/// runs on a thread of its own, blocked in `accept`.
+/// New TLS credentials start a new daemon: ``replace(with:)`` sends later connections to it, while the one it
+/// replaces keeps its connections (they still count against the limit) until the server ``forget(_:)``s it.
+///
+/// Threads: ``start(daemon:limit:)`` and ``stop()`` are called once each, from the server's lifecycle;
+/// ``replace(with:)`` and ``forget(_:)`` under the server's lifecycle lock; the loop runs on a thread of its own,
+/// blocked in `accept`.
 final class AcceptLoop: Sendable {
+    /// The daemon new connections go to, and those replaced that still hold connections.
+    private struct Daemons {
+        var current: MHDDaemonHandle?
+        var replaced: [MHDDaemonHandle] = []
+
+        var connectionCount: Int {
+            ([current].compactMap { $0 } + replaced).reduce(0) { $0 + Int(sluice_mhd_current_connections($1.pointer)) }
+        }
+    }
+
     /// The bound port (the kernel's choice for port 0).
     let port: Int
     private let descriptor: Int32
     private let stopping = Atomic(false)
     private let finished = DispatchSemaphore(value: 0)
+    /// Held while a connection is handed over, so that a daemon is never stopped while one is added to it.
+    private let daemons = Mutex(Daemons())
 
     /// Binds and listens on `address`. `SO_REUSEADDR` lets a restarted gateway bind while old connections linger
     /// in TIME_WAIT; an IPv6 address also accepts IPv4 clients (dual stack).
@@ -47,10 +63,24 @@ final class AcceptLoop: Sendable {
     /// Starts accepting for `daemon` (which must have been started with `MHD_USE_NO_LISTEN_SOCKET`), up to
     /// `limit` connections at a time.
     func start(daemon: MHDDaemonHandle, limit: Int) {
+        daemons.withLock { $0.current = daemon }
         Thread.detachNewThread { [self] in
-            run(daemon, limit: limit)
+            run(limit: limit)
             finished.signal()
         }
+    }
+
+    /// Sends later connections to `daemon`; the current one keeps those it has, and counts, until forgotten.
+    func replace(with daemon: MHDDaemonHandle) {
+        daemons.withLock { daemons in
+            if let current = daemons.current { daemons.replaced.append(current) }
+            daemons.current = daemon
+        }
+    }
+
+    /// Stops counting a replaced daemon, which may then be stopped: no connection is added to it any more.
+    func forget(_ daemon: MHDDaemonHandle) {
+        daemons.withLock { $0.replaced.removeAll { $0 == daemon } }
     }
 
     /// Stops accepting and closes the socket: clients connecting afterwards are refused. Returns once the accept
@@ -68,10 +98,10 @@ final class AcceptLoop: Sendable {
         close(descriptor)
     }
 
-    private func run(_ daemon: MHDDaemonHandle, limit: Int) {
+    private func run(limit: Int) {
         var address = sockaddr_storage()
         while true {
-            while Int(sluice_mhd_current_connections(daemon.pointer)) >= limit {
+            while daemons.withLock({ $0.connectionCount }) >= limit {
                 if stopping.load(ordering: .acquiring) { return }
                 usleep(5_000)
             }
@@ -83,14 +113,20 @@ final class AcceptLoop: Sendable {
                 // accept4 is not visible to Swift here (glibc declares it for _GNU_SOURCE only): set the flags apart.
                 _ = fcntl(client, F_SETFD, FD_CLOEXEC)
                 _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-                let before = sluice_mhd_current_connections(daemon.pointer)
-                // libmicrohttpd closes the socket itself when it refuses it (connection or per-IP limit).
-                let added = withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        MHD_add_connection(daemon.pointer, client, $0, length)
+                daemons.withLock { daemons in
+                    guard let daemon = daemons.current else {
+                        close(client)
+                        return
                     }
+                    let before = sluice_mhd_current_connections(daemon.pointer)
+                    // libmicrohttpd closes the socket itself when it refuses it (connection or per-IP limit).
+                    let added = withUnsafePointer(to: &address) {
+                        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                            MHD_add_connection(daemon.pointer, client, $0, length)
+                        }
+                    }
+                    if added == .YES { awaitCount(of: daemon, changedFrom: before) }
                 }
-                if added == .YES { awaitCount(of: daemon, changedFrom: before) }
                 continue
             }
             let error = errno

@@ -19,6 +19,8 @@ final class ClientConnection: Sendable {
     static let origin = ContinuousClock.now
 
     let socket: Int32
+    /// Whether the connection speaks TLS (how a client's leaving shows: ``PeerSocket/isClosed(_:tls:)``).
+    let tls: Bool
     /// Nanoseconds from ``origin`` to when the connection began waiting for a request head, or `Int64.min` while
     /// a request is in progress.
     private let waitingSince: Atomic<Int64>
@@ -28,8 +30,9 @@ final class ClientConnection: Sendable {
     private let started = Atomic(false)
 
     /// A connection on `socket` accepted now, whose request heads must be complete within `headTimeout`.
-    init(socket: Int32, headTimeout: Duration) {
+    init(socket: Int32, tls: Bool, headTimeout: Duration) {
         self.socket = socket
+        self.tls = tls
         waitingSince = Atomic(Self.nanoseconds(ContinuousClock.now - Self.origin))
         deadline = Mutex(HeadDeadline(timeout: headTimeout))
     }
@@ -57,11 +60,14 @@ final class ClientConnection: Sendable {
             seen.lastDataAt = lastDataArrival(now: now)
         }
         let overdue = deadline.withLock { $0.isOverdue(seen) }
-        guard seen.waitingSince != nil, overdue || PeerSocket.isClosed(socket) else { return false }
+        guard seen.waitingSince != nil, overdue || isPeerGone else { return false }
         released.store(true, ordering: .relaxed)
         shutdown(socket, Int32(SHUT_RDWR))
         return true
     }
+
+    /// Whether the client closed the connection (or it failed); see ``PeerSocket/isClosed(_:tls:)``.
+    var isPeerGone: Bool { PeerSocket.isClosed(socket, tls: tls) }
 
     /// When data last arrived from the client, from ``origin``.
     private func lastDataArrival(now: ContinuousClock.Instant) -> Duration? {

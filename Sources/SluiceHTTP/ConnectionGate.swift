@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Threads: ``suspend()`` runs on the connection's MHD worker thread inside the access handler or the content
 /// reader (the only places where `MHD_suspend_connection` is safe); ``wake()``, ``close()`` and
-/// ``closeIfPeerGone(socket:)`` run on any thread (handler tasks, body sources, the sweeper, shutdown).
+/// ``closeIfPeerGone(_:)`` run on any thread (handler tasks, body sources, the sweeper, shutdown).
 final class ConnectionGate: Sendable {
     private let connection: MHDConnectionHandle
     private let state = Mutex(SuspendState())
@@ -54,12 +54,12 @@ final class ConnectionGate: Sendable {
     /// `true` once the request is aborted or finished.
     var isClosed: Bool { state.withLock { $0.phase == .closed } }
 
-    /// If the connection is suspended and its client has closed `socket`, aborts it (see ``close()``) and
+    /// If the connection is suspended and its client (`peer`) has closed it, aborts it (see ``close()``) and
     /// answers `true`. The check holds the lock, so the connection (and its socket) stays suspended and open
     /// while it is examined.
-    func closeIfPeerGone(socket: Int32) -> Bool {
+    func closeIfPeerGone(_ peer: ClientConnection) -> Bool {
         state.withLock { state in
-            guard state.phase == .suspended, PeerSocket.isClosed(socket) else { return false }
+            guard state.phase == .suspended, peer.isPeerGone else { return false }
             if state.close() {
                 MHD_resume_connection(connection.pointer)
             }

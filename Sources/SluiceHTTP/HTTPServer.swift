@@ -12,15 +12,29 @@ import Synchronization
 /// socket each ``HTTPServerOptions/disconnectCheckInterval`` and aborts those whose client closed (the handler's
 /// task is cancelled, the body source closed with `completed: false`).
 ///
-/// Threads: `start`, `port` and `shutdown` may be called from any thread or task; `handler` runs on the
+/// With ``HTTPServerOptions/tls`` it speaks only TLS (1.2, 1.3). libmicrohttpd cannot change a running daemon's
+/// certificate, so ``reloadTLS(_:)`` starts a second daemon for new connections and retires the first once its
+/// connections are done. Meanwhile the accept loop's connection limit counts both, libmicrohttpd's per-IP limit each
+/// apart.
+///
+/// Threads: `start`, `port`, `reloadTLS` and `shutdown` may be called from any thread or task; `handler` runs on the
 /// cooperative pool; `onComplete` and the body sources' `read`/`close` run on libmicrohttpd worker threads and
 /// must not block.
 public final class HTTPServer: Sendable {
-    private struct Running {
+    /// One libmicrohttpd daemon and what serves its connections. A TLS reload starts a new generation for new
+    /// connections; the one it replaces drains and is stopped once it holds no connection.
+    private struct Generation {
         var daemon: MHDDaemonHandle
-        var acceptor: AcceptLoop
         var core: Unmanaged<ServerCore>
         var sweeper: Task<Void, Never>
+    }
+
+    private struct Running {
+        var acceptor: AcceptLoop
+        var current: Generation
+        var draining: [Generation] = []
+
+        var generations: [Generation] { [current] + draining }
     }
 
     private enum Lifecycle {
@@ -28,6 +42,13 @@ public final class HTTPServer: Sendable {
         case running(Running)
         case stopping(Task<Void, Never>)
         case stopped
+    }
+
+    /// What a drained generation's watcher does next.
+    private enum RetireStep {
+        case wait
+        case stop(Generation)
+        case gone
     }
 
     private let options: HTTPServerOptions
@@ -62,14 +83,24 @@ public final class HTTPServer: Sendable {
     public var activeRequests: Int {
         lifecycle.withLock { lifecycle in
             guard case .running(let running) = lifecycle else { return 0 }
-            return running.core.takeUnretainedValue().activeRequests
+            return Self.activeRequests(of: running.generations)
         }
     }
 
-    /// Binds the listen address and starts the daemon's worker threads and the accept loop.
+    /// Daemons running: 1, plus those replaced by a TLS reload that still hold connections; 0 when not running.
+    var daemonCount: Int {
+        lifecycle.withLock { lifecycle in
+            guard case .running(let running) = lifecycle else { return 0 }
+            return running.generations.count
+        }
+    }
+
+    /// Binds the listen address and starts the daemon's worker threads and the accept loop. With
+    /// ``HTTPServerOptions/tls`` set, credentials libmicrohttpd refuses throw ``HTTPServerError/tlsRejected(_:)``.
     public func start() throws(HTTPServerError) {
         let address = try ListenAddress(host: options.host, port: options.port)
         let items = try optionItems()
+        try options.tls?.validate()
         let result: Result<Running, HTTPServerError> = lifecycle.withLock { lifecycle in
             guard case .idle = lifecycle else { return .failure(.alreadyStarted) }
             let acceptor: AcceptLoop
@@ -78,37 +109,106 @@ public final class HTTPServer: Sendable {
             } catch {
                 return .failure(error)
             }
-            let core = Unmanaged.passRetained(
-                ServerCore(
-                    options: options, handler: handler, immediateHandler: immediateHandler, onComplete: onComplete))
-            // The accept loop owns the listening socket; connections reach the daemon through MHD_add_connection.
-            let flags =
-                MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
-                | MHD_USE_NO_LISTEN_SOCKET.rawValue
-            var items = items
-            let cls = core.toOpaque()
-            let started = items.withUnsafeMutableBufferPointer { items in
-                sluice_mhd_start_daemon(
-                    flags, mhdAccessHandler, cls, mhdRequestCompleted, cls, mhdURILog, cls, mhdKeepEscaped, nil,
-                    mhdConnectionNotify, cls, items.baseAddress)
-            }
-            guard let started else {
-                let error = errno
+            switch startGeneration(items, tls: options.tls) {
+            case .failure(let error):
                 acceptor.discard()
-                core.release()
-                return .failure(.startFailed(errno: error))
+                return .failure(error)
+            case .success(let generation):
+                acceptor.start(daemon: generation.daemon, limit: options.maxConnections)
+                let running = Running(acceptor: acceptor, current: generation)
+                lifecycle = .running(running)
+                return .success(running)
             }
-            let daemon = MHDDaemonHandle(pointer: started)
-            acceptor.start(daemon: daemon, limit: options.maxConnections)
-            let running = Running(
-                daemon: daemon, acceptor: acceptor, core: core,
-                sweeper: Self.startSweeper(core.takeUnretainedValue(), every: options.disconnectCheckInterval))
-            lifecycle = .running(running)
-            return .success(running)
         }
         switch result {
         case .success(let running): boundPort.withLock { $0 = running.acceptor.port }
         case .failure(let error): throw error
+        }
+    }
+
+    /// Serves new connections with `credentials` from now on, without dropping any connection: a daemon started
+    /// with them takes every connection accepted after this returns, while the one it replaces finishes the requests
+    /// it has (its responses close their connections, and idle ones time out) and is stopped once it holds none.
+    /// Credentials that libmicrohttpd refuses throw ``HTTPServerError/tlsRejected(_:)`` and change nothing; a
+    /// server started without TLS throws ``HTTPServerError/notServingTLS``.
+    public func reloadTLS(_ credentials: TLSCredentials) throws(HTTPServerError) {
+        guard options.tls != nil else { throw .notServingTLS }
+        let items = try optionItems()
+        try credentials.validate()
+        let result: Result<MHDDaemonHandle, HTTPServerError> = lifecycle.withLock { lifecycle in
+            guard case .running(var running) = lifecycle else { return .failure(.notServingTLS) }
+            switch startGeneration(items, tls: credentials) {
+            case .failure(let error):
+                return .failure(error)
+            case .success(let generation):
+                running.acceptor.replace(with: generation.daemon)
+                let replaced = running.current
+                replaced.core.takeUnretainedValue().beginDraining()
+                running.draining.append(replaced)
+                running.current = generation
+                lifecycle = .running(running)
+                return .success(replaced.daemon)
+            }
+        }
+        let replaced = try result.get()
+        Task.detached { await self.retireWhenEmpty(replaced) }
+    }
+
+    /// Starts a daemon (with a core and sweeper of its own) that the accept loop can hand connections to.
+    private func startGeneration(_ items: [MHD_OptionItem], tls: TLSCredentials?) -> Result<Generation, HTTPServerError>
+    {
+        let core = Unmanaged.passRetained(
+            ServerCore(options: options, handler: handler, immediateHandler: immediateHandler, onComplete: onComplete))
+        // The accept loop owns the listening socket; connections reach the daemon through MHD_add_connection.
+        let flags =
+            MHD_USE_EPOLL_INTERNAL_THREAD.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ITC.rawValue
+            | MHD_USE_NO_LISTEN_SOCKET.rawValue | (tls == nil ? 0 : MHD_USE_TLS.rawValue)
+        let cls = core.toOpaque()
+        let start = { (items: UnsafeMutablePointer<MHD_OptionItem>) in
+            sluice_mhd_start_daemon(
+                flags, mhdAccessHandler, cls, mhdRequestCompleted, cls, mhdURILog, cls, mhdKeepEscaped, nil,
+                mhdConnectionNotify, cls, items)
+        }
+        let started: OpaquePointer?
+        if let tls {
+            started = tls.withOptions(appendedTo: items, start)
+        } else {
+            var items = items
+            started = items.withUnsafeMutableBufferPointer { start($0.baseAddress!) }
+        }
+        guard let started else {
+            let error = errno
+            core.release()
+            return .failure(.startFailed(errno: error))
+        }
+        return .success(
+            Generation(
+                daemon: MHDDaemonHandle(pointer: started), core: core,
+                sweeper: Self.startSweeper(core.takeUnretainedValue(), every: options.disconnectCheckInterval)))
+    }
+
+    /// Stops a replaced daemon once it holds no connection, checking each disconnect-check interval; a shutdown
+    /// that began meanwhile stops it instead.
+    private func retireWhenEmpty(_ daemon: MHDDaemonHandle) async {
+        while true {
+            try? await Task.sleep(for: options.disconnectCheckInterval)
+            let step: RetireStep = lifecycle.withLock { lifecycle in
+                guard case .running(var running) = lifecycle,
+                    let index = running.draining.firstIndex(where: { $0.daemon == daemon })
+                else { return .gone }
+                guard sluice_mhd_current_connections(daemon.pointer) == 0 else { return .wait }
+                let generation = running.draining.remove(at: index)
+                running.acceptor.forget(daemon)
+                lifecycle = .running(running)
+                return .stop(generation)
+            }
+            switch step {
+            case .wait: continue
+            case .gone: return
+            case .stop(let generation):
+                await Self.stop(generation)
+                return
+            }
         }
     }
 
@@ -172,19 +272,32 @@ public final class HTTPServer: Sendable {
     }
 
     private static func stop(_ running: Running, grace: Duration) async {
-        let core = running.core.takeUnretainedValue()
-        core.beginDraining()
+        let generations = running.generations
+        for generation in generations {
+            generation.core.takeUnretainedValue().beginDraining()
+        }
         // Closing the listening socket refuses new clients at once; connections already accepted go on.
         await onOwnThread { running.acceptor.stop() }
         let deadline = ContinuousClock.now.advanced(by: grace)
-        while core.activeRequests > 0, ContinuousClock.now < deadline {
+        while activeRequests(of: generations) > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }
-        running.sweeper.cancel()
-        core.abortAll()
+        for generation in generations {
+            await stop(generation)
+        }
+    }
+
+    /// Aborts what a generation still serves and stops its daemon.
+    private static func stop(_ generation: Generation) async {
+        generation.sweeper.cancel()
+        generation.core.takeUnretainedValue().abortAll()
         // MHD_stop_daemon joins the worker threads: run it on a thread of its own, not the cooperative pool.
-        await onOwnThread { MHD_stop_daemon(running.daemon.pointer) }
-        running.core.release()
+        await onOwnThread { MHD_stop_daemon(generation.daemon.pointer) }
+        generation.core.release()
+    }
+
+    private static func activeRequests(of generations: [Generation]) -> Int {
+        generations.reduce(0) { $0 + $1.core.takeUnretainedValue().activeRequests }
     }
 
     /// Runs `work`, which blocks on other threads, on a thread of its own rather than the cooperative pool.

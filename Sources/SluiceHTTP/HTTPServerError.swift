@@ -1,4 +1,4 @@
-/// Why an ``HTTPServer`` could not start.
+/// Why an ``HTTPServer`` could not start, or could not take new TLS credentials.
 public enum HTTPServerError: Error, Sendable, Equatable {
     /// `host` is not a numeric IPv4/IPv6 address (or `localhost`).
     case invalidAddress(String)
@@ -12,4 +12,8 @@ public enum HTTPServerError: Error, Sendable, Equatable {
     case startFailed(errno: Int32)
     /// ``HTTPServer/start()`` was already called.
     case alreadyStarted
+    /// libmicrohttpd (GnuTLS) refused the TLS certificate and key, for the reason given (never key material).
+    case tlsRejected(String)
+    /// The server is not running, or it does not speak TLS, so there are no credentials to replace.
+    case notServingTLS
 }

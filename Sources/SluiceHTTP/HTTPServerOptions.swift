@@ -35,6 +35,9 @@ public struct HTTPServerOptions: Sendable, Equatable {
     /// those something reads (the access log's `Range`), none when nothing does. Requests that reach the async
     /// handler carry all of theirs.
     public var exchangeHeaderFields: [String]
+    /// Speak TLS (1.2 and 1.3) with these credentials; nil serves plain HTTP. ``HTTPServer/reloadTLS(_:)`` replaces
+    /// them while running.
+    public var tls: TLSCredentials?
 
     /// Creates options; every parameter has a production default.
     public init(
@@ -42,7 +45,7 @@ public struct HTTPServerOptions: Sendable, Equatable {
         maxConnectionsPerIP: Int = 0, idleTimeout: Duration = .seconds(60), headerTimeout: Duration = .seconds(10),
         maxRequestBodyBytes: Int = 1 << 20,
         connectionMemoryBytes: Int = 16 << 10, disconnectCheckInterval: Duration = .seconds(1),
-        exchangeHeaderFields: [String] = []
+        exchangeHeaderFields: [String] = [], tls: TLSCredentials? = nil
     ) {
         self.host = host
         self.port = port
@@ -55,6 +58,7 @@ public struct HTTPServerOptions: Sendable, Equatable {
         self.connectionMemoryBytes = connectionMemoryBytes
         self.disconnectCheckInterval = disconnectCheckInterval
         self.exchangeHeaderFields = exchangeHeaderFields
+        self.tls = tls
     }
 }
 

@@ -186,7 +186,7 @@ final class RequestContext: Sendable {
 
     /// Aborts the request if its connection is suspended and the client went away.
     func abortIfClientGone() {
-        if gate.closeIfPeerGone(socket: peer.socket) {
+        if gate.closeIfPeerGone(peer) {
             state.withLock { $0.handlerTask }?.cancel()
         }
     }

@@ -96,7 +96,7 @@ final class ServerCore: Sendable {
 
     /// Records a connection libmicrohttpd started on `socket`.
     func opened(socket: Int32) -> ClientConnection {
-        let connection = ClientConnection(socket: socket, headTimeout: options.headerTimeout)
+        let connection = ClientConnection(socket: socket, tls: options.tls != nil, headTimeout: options.headerTimeout)
         connections.withLock { $0[ObjectIdentifier(connection)] = connection }
         return connection
     }

@@ -1,3 +1,5 @@
+import SluiceGateway
+
 /// `sluice check-config FILE`: validates without starting anything.
 enum CheckConfig {
     static func run(_ arguments: [String]) -> Int32 {
@@ -6,6 +8,12 @@ enum CheckConfig {
             return ExitStatus.usage
         }
         guard let config = ConfigArgument.load(path) else { return ExitStatus.badConfig }
+        do {
+            try Gateway.checkTLS(config)
+        } catch {
+            printError("sluice: \(path): invalid configuration\n\(error)")
+            return ExitStatus.badConfig
+        }
         print(
             "\(path): OK (\(config.upstreams.count) upstream\(config.upstreams.count == 1 ? "" : "s"): "
                 + "\(config.upstreams.keys.sorted().joined(separator: ", ")))"

@@ -4,7 +4,8 @@ import SluiceCore
 import SluiceGateway
 import Synchronization
 
-/// `sluice serve`: runs the gateway until SIGTERM or SIGINT, then shuts down gracefully.
+/// `sluice serve`: runs the gateway until SIGTERM or SIGINT, then shuts down gracefully; SIGHUP reloads the TLS
+/// certificates.
 enum Serve {
     static func run(_ arguments: [String]) async -> Int32 {
         guard let path = ConfigArgument.path(in: arguments), let config = ConfigArgument.load(path) else {
@@ -13,6 +14,8 @@ enum Serve {
         let logger = Logger(format: config.logging.format, level: config.logging.level)
         // Writes to a client that went away must fail with EPIPE, not kill the process.
         signal(SIGPIPE, SIG_IGN)
+        // SIGHUP reloads TLS certificates (ReloadSignal, once the gateway runs); until then it must not end the process.
+        signal(SIGHUP, SIG_IGN)
         let files = DescriptorLimit.raise()
         if files.after != files.before {
             logger.info("open-file limit raised", ["from": "\(files.before)", "to": "\(files.after)"])
@@ -32,6 +35,7 @@ enum Serve {
             logger.error("cannot start", ["reason": error.description])
             return 70
         }
+        ReloadSignal.install { gateway.reloadTLS() }
         let stopSignal = await TerminationSignal.wait()
         logger.info("signal received", ["signal": stopSignal])
         await gateway.shutdown()
@@ -59,6 +63,20 @@ enum TerminationSignal {
             }
             retained.withLock { $0 = SignalSources(sources: sources) }
         }
+    }
+
+    private static let retained = Mutex<SignalSources?>(nil)
+}
+
+/// Runs a reload on each SIGHUP, one at a time; SIGHUP must be ignored already (its default ends the process).
+enum ReloadSignal {
+    private static let queue = DispatchQueue(label: "sluice.reload")
+
+    static func install(_ reload: @escaping @Sendable () -> Void) {
+        let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: queue)
+        source.setEventHandler(handler: reload)
+        source.resume()
+        retained.withLock { $0 = SignalSources(sources: [source]) }
     }
 
     private static let retained = Mutex<SignalSources?>(nil)

@@ -58,7 +58,7 @@ extension Peer {
                     fastcgi_temp_path \(temp)/fastcgi;
                     uwsgi_temp_path \(temp)/uwsgi;
                     scgi_temp_path \(temp)/scgi;
-                    types { video/mp4 mp4; audio/mpeg mp3; }
+                    types { video/mp4 mp4; audio/mpeg mp3; text/html html; }
                     default_type application/octet-stream;
                     server { listen 127.0.0.1:\(port); root \(content); }
                 }
