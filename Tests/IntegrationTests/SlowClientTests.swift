@@ -7,7 +7,7 @@ import Testing
 /// everyone else is served.
 @Suite struct SlowClientTests {
     /// Long enough that a loaded machine serves the normal client's ranges before the first slow head's deadline.
-    static let headerTimeout = 10
+    static let headerTimeout = 15
 
     static func run(idleTimeout: Int = 60, _ body: (TestGateway, [UInt8]) async throws -> Void) async throws {
         let media = try TemporaryDirectory()
@@ -38,17 +38,19 @@ import Testing
                     opened: { signal.yield() })
             }
             for await _ in opened { break }
-            for (first, last) in [(0, 999_999), (5_000_000, 6_999_999), (16_000_000, 16_777_215)] {
+            var firstServed: Duration?
+            for (first, last) in [(0, 65_535), (5_000_000, 6_999_999), (16_000_000, 16_777_215)] {
                 let result = try await RawHTTP.request(
                     port: port, target: "/stream/media/big.bin", headers: ["Range": "bytes=\(first)-\(last)"],
                     timeoutSeconds: 10)
                 #expect(result.status == 206)
                 #expect(result.body.firstDifference(from: bytes[first...last]) == nil, "bytes \(first)-\(last)")
+                if firstServed == nil { firstServed = ContinuousClock.now - started }
             }
-            let servedAfter = ContinuousClock.now - started
+            let servedAfter = try #require(firstServed)
             let closedAfter = try await lifetimes
             #expect(closedAfter.count == 300, "\(300 - closedAfter.count) slowloris connections were never closed")
-            // Served while every slow connection was still open: each was seen closed only after that.
+            // A normal client was served while every slow connection was still open: each was seen closed only after.
             #expect(closedAfter.allSatisfy { $0 > servedAfter }, "\(closedAfter.min() ?? .zero) < \(servedAfter)")
             #expect(closedAfter.allSatisfy { $0 >= .seconds(Self.headerTimeout) }, "\(closedAfter.min() ?? .zero)")
             // The deadline, a sweep a second, a drip round of 2 s, and slack for a loaded machine.
