@@ -10,6 +10,8 @@ public struct SluiceConfig: Sendable {
     public var logging: LoggingConfig
     /// Keys of signed stream URLs; nil when no upstream is signed.
     public var signing: SigningConfig?
+    /// What loaded but should be changed (a secret file others may read), for the operator.
+    public var warnings: [ConfigError] = []
 
     /// Creates a configuration.
     public init(server: ServerConfig, cache: CacheConfig, upstreams: [String: UpstreamConfig], logging: LoggingConfig) {
@@ -64,6 +66,11 @@ public struct ServerConfig: Sendable {
     public var headerTimeout: Duration = .seconds(10)
     /// On SIGTERM/SIGINT, in-flight responses get this long to finish.
     public var shutdownGrace: Duration = .seconds(10)
+    /// Per-client request rate and new-asset limits.
+    public var limits = LimitsConfig()
+    /// Proxies (`server.trustedProxies`) whose `X-Forwarded-For` names the client; without any, the field is
+    /// ignored and the connection's peer is the client.
+    public var trustedProxies: [IPNetwork] = []
 
     /// Defaults.
     public init() {}

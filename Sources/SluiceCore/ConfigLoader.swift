@@ -37,9 +37,10 @@ public enum ConfigLoader {
             ConfigError(key: $0, message: "is given more than once (only one may be)")
         }
         let reader = ConfigReader(environment: environment, baseDirectory: baseDirectory)
-        let config = reader.readRoot(json)
+        let read = reader.readRoot(json)
         let errors = duplicates + reader.errors
-        guard errors.isEmpty, let config else { throw ConfigErrors(errors) }
+        guard errors.isEmpty, var config = read else { throw ConfigErrors(errors) }
+        config.warnings = reader.warnings
         return config
     }
 }

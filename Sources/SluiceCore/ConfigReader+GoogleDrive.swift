@@ -55,7 +55,9 @@ extension ConfigReader {
         let path = absolutePath(file)
         let contents: Data
         switch SecretFile.read(path, limit: SecretFile.maxSecretSize) {
-        case .success(let data): contents = data
+        case .success(let data):
+            contents = data
+            checkPrivate(path, at: fileKey)
         case .failure(let problem):
             fail(fileKey, "file \(path) \(problem)")
             return nil

@@ -57,11 +57,23 @@ extension ConfigReader {
         }
         let path = absolutePath(file)
         switch SecretFile.readText(path) {
-        case .success(let value): return checked(value, at: key, source: "file \(path)")
+        case .success(let value):
+            checkPrivate(path, at: key)
+            return checked(value, at: key, source: "file \(path)")
         case .failure(let problem):
             fail(key, "file \(path) \(problem)")
             return nil
         }
+    }
+
+    /// Warns (not refuses) about a secret file group or others may access: containers hand secrets over as such files
+    /// (Compose and Swarm mount them 0444, Kubernetes adds its fsGroup), in a file system no other account shares.
+    func checkPrivate(_ path: String, at key: String) {
+        guard let mode = SecretFile.exposedMode(path) else { return }
+        warn(
+            key,
+            "file \(path) holds a secret and may be read by group or others (mode \(String(mode, radix: 8))): "
+                + "chmod 600 \(path)")
     }
 
     /// Secrets end up in request headers, where a line break or NUL would split the header (RFC 9110 §5.5).

@@ -3,6 +3,7 @@ extension ConfigReader {
         let allowed: Set = [
             "listen", "adminListen", "adminTokenEnv", "adminTokenFile", "threads", "maxConnections",
             "maxConnectionsPerIP", "idleTimeout", "headerTimeout", "shutdownGrace", "cors", "tls", "adminTls",
+            "limits", "trustedProxies",
         ]
         guard let object = object(value, at: key, allowed: allowed) else { return nil }
         var server = ServerConfig()
@@ -26,6 +27,12 @@ extension ConfigReader {
         if let timeout = duration(object, "headerTimeout", at: key, positive: true) { server.headerTimeout = timeout }
         if let grace = duration(object, "shutdownGrace", at: key, positive: false) { server.shutdownGrace = grace }
         server.cors = object["cors"].flatMap { readCORS($0, at: Self.key(key, "cors")) }
+        if let limits = object["limits"].flatMap({ readLimits($0, at: Self.key(key, "limits")) }) {
+            server.limits = limits
+        }
+        if let proxies = object["trustedProxies"] {
+            server.trustedProxies = readTrustedProxies(proxies, at: Self.key(key, "trustedProxies"))
+        }
         if let admin = server.adminListen, admin == server.listen, admin.port != 0 {
             fail(Self.key(key, "adminListen"), "must differ from listen")
         }

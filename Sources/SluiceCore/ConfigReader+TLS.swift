@@ -15,6 +15,7 @@ extension ConfigReader {
             fail(Self.key(key, error.field), error.message)
             return nil
         }
+        checkPrivate(config.keyFile, at: Self.key(key, "keyFile"))
         return config
     }
 }

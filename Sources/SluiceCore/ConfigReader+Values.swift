@@ -109,6 +109,21 @@ extension ConfigReader {
         return number.boolValue
     }
 
+    /// A JSON number (whole or fractional, not a boolean) in `bounds`.
+    func number(_ object: [String: Any], _ name: String, at parent: String, in bounds: ClosedRange<Double>) -> Double? {
+        guard let value = object[name] else { return nil }
+        guard let number = value as? NSNumber, String(cString: number.objCType) != "c",
+            bounds.contains(number.doubleValue)
+        else {
+            let text = { (bound: Double) in Int(exactly: bound).map(String.init) ?? String(bound) }
+            fail(
+                Self.key(parent, name),
+                "expected a number from \(text(bounds.lowerBound)) to \(text(bounds.upperBound))")
+            return nil
+        }
+        return number.doubleValue
+    }
+
     /// A JSON integer (not a boolean, not a fraction) that fits in Int64.
     private static func jsonInteger(_ value: Any) -> Int64? {
         guard let number = value as? NSNumber else { return nil }

@@ -4,6 +4,8 @@ import Foundation
 /// Used on one thread for one load, then dropped.
 final class ConfigReader {
     private(set) var errors: [ConfigError] = []
+    /// What loads but should be changed (``SluiceConfig/warnings``).
+    private(set) var warnings: [ConfigError] = []
     let environment: [String: String]
     let baseDirectory: String
 
@@ -14,6 +16,10 @@ final class ConfigReader {
 
     func fail(_ key: String, _ message: String) {
         errors.append(ConfigError(key: key, message: message))
+    }
+
+    func warn(_ key: String, _ message: String) {
+        warnings.append(ConfigError(key: key, message: message))
     }
 
     func readRoot(_ json: Any) -> SluiceConfig? {

@@ -37,6 +37,15 @@ enum SecretFile {
         return data.count > limit ? .failure(.tooLarge(limit)) : .success(data)
     }
 
+    /// The permission bits of the file at `path` when its group or others may read or write it: a secret such a
+    /// file holds is open to every account on the machine that shares them. Nil when only its owner may.
+    static func exposedMode(_ path: String) -> mode_t? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        let mode = status.st_mode & 0o777
+        return mode & 0o066 == 0 ? nil : mode
+    }
+
     /// The file as text with one trailing line break (`\n` or `\r\n`) removed, as editors add one.
     static func readText(_ path: String) -> Result<String, Problem> {
         read(path, limit: maxSecretSize).flatMap { data in

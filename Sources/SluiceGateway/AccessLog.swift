@@ -4,15 +4,17 @@ import SluiceHTTP
 /// Writes one structured line per finished request: request id, method, path, upstream, range, status,
 /// bytes sent (for a stream response also split by source, docs/api.md "Byte accounting"), duration, cache outcome
 /// and upstream first-byte time. The query string is never logged (it may carry a URL signature), nor is any request
-/// header other than Range.
+/// header other than Range; the client is the one ``ClientResolver`` names (a trusted proxy's `X-Forwarded-For`).
 struct AccessLog: Sendable {
     /// Where lines go.
     let logger: Logger
     /// Counts responses by status and cache outcome.
     let metrics: GatewayMetrics
+    /// Who a request came from.
+    var clients = ClientResolver(trusted: [])
 
-    /// The request header fields a line holds: the exchange of a cache hit carries only these.
-    static let headerFields = ["Range"]
+    /// The request header fields a line reads: the exchange of a cache hit carries only these.
+    var headerFields: [String] { clients.trusted.isEmpty ? ["Range"] : ["Range", "X-Forwarded-For"] }
 
     /// Logs `exchange`.
     func record(_ exchange: HTTPExchange) {
@@ -35,7 +37,7 @@ struct AccessLog: Sendable {
             fields.append(("bytes.upstream", String(split.upstream)))
         }
         if let cache { fields.append(("cache.status", cache)) }
-        fields.append(("client", request.remoteAddress))
+        fields.append(("client", clients.text(peer: request.client) { request.headers["X-Forwarded-For"] }))
         fields.append(("duration.ms", (exchange.finishedAt - exchange.startedAt).milliseconds))
         fields.append(("method", request.method))
         fields.append(("path", request.path))

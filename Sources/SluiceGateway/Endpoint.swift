@@ -26,4 +26,7 @@ enum Endpoint: Equatable, Sendable {
 
     /// Endpoints a browser page on another origin may call (CORS).
     var isCrossOrigin: Bool { self == .stream || self == .resolve }
+
+    /// Endpoints the per-client limits apply to: what players call (admin calls carry a token, probes come rarely).
+    var isLimited: Bool { self == .stream || self == .resolve }
 }

@@ -81,7 +81,13 @@ public final class Gateway: Sendable {
             logger: logger)
         let ready = ready
         let signed = Set(config.upstreams.values.filter { $0.access == .signed }.map(\.name))
-        let policy = RequestPolicy(signing: config.signing, cors: config.server.cors)
+        let limits = config.server.limits
+        let clients = ClientResolver(trusted: config.server.trustedProxies)
+        let policy = RequestPolicy(
+            signing: config.signing, cors: config.server.cors,
+            limiter: limits.requestsPerSecond > 0 || limits.newAssetsPerMinute > 0
+                ? ClientLimiter(limits: limits, metrics: metrics) : nil,
+            clients: clients)
         let streams = (
             StreamHandler(
                 upstreams: upstreams, redirects: config.upstreams.compactMapValues(\.redirectStatus), signed: signed,
@@ -91,7 +97,7 @@ public final class Gateway: Sendable {
         let admin = AdminHandler(
             store: store, coordinator: coordinator, serving: serving, metrics: metrics, upstreams: upstreams,
             upstreamConfigs: config.upstreams, adminToken: config.server.adminToken)
-        let accessLog = AccessLog(logger: logger, metrics: metrics)
+        let accessLog = AccessLog(logger: logger, metrics: metrics, clients: clients)
         let settings = config.server
         func listener(
             _ address: SluiceCore.ListenAddress, _ router: Router, tls: ListenerTLS.Loaded?
@@ -101,7 +107,7 @@ public final class Gateway: Sendable {
                     host: address.host, port: address.port, threads: settings.threads,
                     maxConnections: settings.maxConnections, maxConnectionsPerIP: settings.maxConnectionsPerIP,
                     idleTimeout: settings.idleTimeout, headerTimeout: settings.headerTimeout,
-                    exchangeHeaderFields: logger.isEnabled(.info) ? AccessLog.headerFields : [],
+                    exchangeHeaderFields: logger.isEnabled(.info) ? accessLog.headerFields : [],
                     tls: tls?.credentials),
                 handler: { await router.respond(to: $0) },
                 immediateHandler: { router.respondImmediately(to: $0) },

@@ -15,6 +15,8 @@ final class GatewayMetrics: Sendable {
         let firstByte: [String: Histogram]
         /// Failed upstream requests per upstream and error kind.
         let upstreamErrors: [String: [String: Int]]
+        /// Requests answered 429 by each per-client limit.
+        var limited: [ClientLimit: Int] = [:]
 
         /// Stream responses answered fully from cache.
         var hits: Int { responses(with: .hit) }
@@ -76,6 +78,9 @@ final class GatewayMetrics: Sendable {
     private let tally = ResponseTally()
     /// Per-upstream response traffic of the configured upstreams, looked up without a lock.
     private let configuredTraffic: [String: UpstreamTraffic]
+    /// Refusals by the request-rate limit and by the new-asset limit.
+    private let rateRefusals = Atomic<Int>(0)
+    private let newAssetRefusals = Atomic<Int>(0)
 
     /// Metrics for the upstreams named in `upstreams` (others are counted too, through a lock).
     init(upstreams: [String] = []) {
@@ -88,7 +93,18 @@ final class GatewayMetrics: Sendable {
         let traffic = configuredTraffic.merging(counters.otherTraffic) { configured, _ in configured }
         return Snapshot(
             responses: tally.counted, traffic: traffic.mapValues(\.snapshot), fetched: counters.fetched,
-            firstByte: counters.firstByte, upstreamErrors: counters.errors)
+            firstByte: counters.firstByte, upstreamErrors: counters.errors,
+            limited: [
+                .rate: rateRefusals.load(ordering: .relaxed), .newAssets: newAssetRefusals.load(ordering: .relaxed),
+            ])
+    }
+
+    /// Counts a request a per-client limit answered 429.
+    func countRefusal(_ limit: ClientLimit) {
+        switch limit {
+        case .rate: rateRefusals.add(1, ordering: .relaxed)
+        case .newAssets: newAssetRefusals.add(1, ordering: .relaxed)
+        }
     }
 
     /// The response traffic counters of `upstream` (resolved once per stream target, not per response).

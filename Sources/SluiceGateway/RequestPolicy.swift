@@ -3,18 +3,27 @@ import SluiceCore
 import SluiceHTTP
 
 /// The checks every request passes before its handler, run alike by the immediate (cache hit) and the async path:
-/// signed URLs for signed upstreams, CORS preflights and marks.
+/// per-client limits, signed URLs for signed upstreams, CORS preflights and marks.
 struct RequestPolicy: Sendable {
     /// Checks signed stream URLs; nil when no key is configured (then no upstream is signed).
     let signer: URLSigner?
     /// Cross-origin reads; nil allows none.
     let cors: CORSPolicy?
+    /// Per-client limits; nil when every limit is off.
+    let limiter: ClientLimiter?
+    /// Who a request came from, for the limits.
+    let clients: ClientResolver
     /// Unix seconds now.
     let now: @Sendable () -> Int64
 
-    init(signing: SigningConfig?, cors: CORSConfig?, now: @escaping @Sendable () -> Int64 = Self.unixNow) {
+    init(
+        signing: SigningConfig?, cors: CORSConfig?, limiter: ClientLimiter? = nil,
+        clients: ClientResolver = ClientResolver(trusted: []), now: @escaping @Sendable () -> Int64 = Self.unixNow
+    ) {
         signer = signing.map(URLSigner.init)
         self.cors = cors.map(CORSPolicy.init)
+        self.limiter = limiter
+        self.clients = clients
         self.now = now
     }
 
@@ -24,6 +33,21 @@ struct RequestPolicy: Sendable {
     func preflight(_ request: borrowing some RequestView & ~Copyable, endpoint: Endpoint) -> HTTPResponse? {
         guard endpoint.isCrossOrigin, let cors else { return nil }
         return cors.preflight(request, endpoint: endpoint)
+    }
+
+    /// 429 with `Retry-After` when the request's client is over its request rate at `endpoint`; nil to go on. A
+    /// request is counted once, on the path that answers it.
+    func throttle(_ request: borrowing some RequestView & ~Copyable, endpoint: Endpoint) -> HTTPResponse? {
+        guard endpoint.isLimited, let limiter else { return nil }
+        return limiter.rateRefusal(client: clients.bits(peer: request.client) { request.field("X-Forwarded-For") })
+    }
+
+    /// 429 when the request would start fills for one more new asset than its client may this minute; only asked on
+    /// the way to the upstream, so that hits never count.
+    func newAssetRefusal(_ request: HTTPRequest, target: StreamTarget) -> HTTPResponse? {
+        guard let limiter else { return nil }
+        let client = clients.bits(peer: request.client) { request.field("X-Forwarded-For") }
+        return limiter.newAssetRefusal(client: client, asset: target.asset)
     }
 
     /// 403 for a stream URL of `target`, when its upstream is signed, without a valid signature; nil to go on to the

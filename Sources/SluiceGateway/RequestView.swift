@@ -9,6 +9,8 @@ protocol RequestView: ~Copyable {
     var queryText: Substring { get }
     /// The first value of header field `name` (case-insensitive).
     func field(_ name: String) -> String?
+    /// The connection's peer.
+    var client: ClientAddress { get }
 }
 
 extension RequestHead: RequestView {

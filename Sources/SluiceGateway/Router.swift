@@ -30,6 +30,7 @@ struct Router: Sendable {
     }
 
     private func respond(to request: HTTPRequest, at endpoint: Endpoint) async -> HTTPResponse {
+        if let limited = policy.throttle(request, endpoint: endpoint) { return limited }
         if let answer = policy.preflight(request, endpoint: endpoint) { return answer }
         switch endpoint {
         case .stream:
@@ -41,6 +42,7 @@ struct Router: Sendable {
                 return StreamHandler.refusal(error)
             }
             if let refusal = policy.refusal(request, target: target) { return refusal }
+            if let limited = policy.newAssetRefusal(request, target: target) { return limited }
             return await streams.respond(to: request, target: target)
         case .resolve:
             return stream!.1.respond(to: request)
@@ -68,6 +70,11 @@ struct Router: Sendable {
         } else {
             guard let served = streams.respondImmediately(to: head, target: target) else { return nil }
             response = served
+        }
+        // Checked once the answer is known to be given here: a request passed on is counted by the async path.
+        if let limited = policy.throttle(head, endpoint: .stream) {
+            response.discard()
+            response = limited
         }
         policy.decorate(&response, for: head, endpoint: .stream)
         stamp(&response, clientID: head["X-Request-Id"])

@@ -2,7 +2,7 @@ import Glibc
 
 /// A client's IP address as libmicrohttpd reports it, turned into text (`192.0.2.1`, `2001:db8::1`) only when
 /// asked for: most requests never log it. An IPv4-mapped IPv6 address is shown as IPv4.
-struct ClientAddress: Sendable, CustomStringConvertible {
+public struct ClientAddress: Sendable, CustomStringConvertible {
     private enum Storage: Sendable {
         case ipv4(in_addr)
         case ipv6(in6_addr)
@@ -24,11 +24,22 @@ struct ClientAddress: Sendable, CustomStringConvertible {
     }
 
     /// An address already in text form.
-    init(text: String) {
+    public init(text: String) {
         storage = .text(text)
     }
 
-    var description: String {
+    /// The address as 128 bits, an IPv4 address IPv4-mapped (`::ffff:a.b.c.d`), read without formatting it: what
+    /// per-client limits key on. Nil for an address given as text (the caller parses that).
+    public var bits: UInt128? {
+        switch storage {
+        case .ipv4(let ip): UInt128(0xFFFF) << 32 | UInt128(UInt32(bigEndian: ip.s_addr))
+        case .ipv6(let ip):
+            withUnsafeBytes(of: ip) { bytes in bytes.reduce(UInt128(0)) { $0 << 8 | UInt128($1) } }
+        case .text: nil
+        }
+    }
+
+    public var description: String {
         switch storage {
         case .text(let text): return text
         case .ipv4(var ip): return withUnsafeBytes(of: &ip) { Self.format(AF_INET, $0) }

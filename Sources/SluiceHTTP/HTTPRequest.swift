@@ -18,7 +18,7 @@ public struct HTTPRequest: Sendable {
         set { client = ClientAddress(text: newValue) }
     }
     /// The client's address, formatted when first read.
-    var client: ClientAddress
+    public internal(set) var client: ClientAddress
 
     /// Creates a request (used by the server and by tests).
     public init(

@@ -17,7 +17,7 @@ extension HTTPResponse.Body {
 
 extension HTTPResponse {
     /// Releases a response that will never be sent: its body, then its completion hook with `false`.
-    func discard() {
+    public func discard() {
         body.discard()
         onComplete?(false)
     }

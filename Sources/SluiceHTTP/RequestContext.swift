@@ -112,7 +112,7 @@ final class RequestContext: Sendable {
             if bodyTooLarge {
                 return send(Self.payloadTooLarge, on: connection, fieldsRead: false)
             }
-            let head = RequestHead(method: method, path: path, query: query, connection: connection)
+            let head = RequestHead(method: method, path: path, query: query, client: client, connection: connection)
             if let response = core.immediateHandler(head) {
                 return send(response, on: connection, fieldsRead: false)
             }

@@ -17,21 +17,28 @@ public struct RequestHead: ~Copyable {
     public let path: String
     /// The raw query after `?`, without the `?` (empty when absent).
     public let query: Substring
+    /// The address of the connection's peer.
+    public let client: ClientAddress
     private let fields: Fields
 
     /// A head with the given fields (for tests and for requests already read).
-    public init(method: String, path: String, query: Substring = "", headers: HTTPHeaders) {
+    public init(
+        method: String, path: String, query: Substring = "", headers: HTTPHeaders,
+        client: ClientAddress = ClientAddress(text: "127.0.0.1")
+    ) {
         self.method = method
         self.path = path
         self.query = query
+        self.client = client
         fields = .headers(headers)
     }
 
-    /// The head of the request in progress on `connection`; the caller keeps it on the worker thread.
-    init(method: String, path: String, query: Substring, connection: OpaquePointer) {
+    /// The head of the request in progress on `connection` from `client`; the caller keeps it on the worker thread.
+    init(method: String, path: String, query: Substring, client: ClientAddress, connection: OpaquePointer) {
         self.method = method
         self.path = path
         self.query = query
+        self.client = client
         fields = .connection(connection)
     }
 

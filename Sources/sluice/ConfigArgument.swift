@@ -19,10 +19,12 @@ enum ConfigArgument {
         return nil
     }
 
-    /// Loads and validates `path`, printing every problem found; nil when it is unusable.
+    /// Loads and validates `path`, printing every problem and warning found; nil when it is unusable.
     static func load(_ path: String) -> SluiceConfig? {
         do {
-            return try ConfigLoader.load(path: path, environment: ProcessInfo.processInfo.environment)
+            let config = try ConfigLoader.load(path: path, environment: ProcessInfo.processInfo.environment)
+            for warning in config.warnings { printError("sluice: \(path): warning: \(warning)") }
+            return config
         } catch {
             printError("sluice: \(path): invalid configuration\n\(error)")
             return nil

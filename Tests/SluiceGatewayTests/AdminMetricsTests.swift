@@ -18,6 +18,7 @@ struct AdminMetricsTests {
         "sluice_upstream_byte_hit_ratio": "gauge",
         "sluice_upstream_request_hit_ratio": "gauge", "sluice_upstream_requests_in_flight": "gauge",
         "sluice_upstream_requests_waiting": "gauge", "sluice_log_lines_dropped_total": "counter",
+        "sluice_client_limited_total": "counter",
     ]
 
     @Test("the Prometheus text parses and its samples match a known sequence of requests")

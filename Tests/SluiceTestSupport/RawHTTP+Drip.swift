@@ -1,13 +1,16 @@
 import Foundation
 
 extension RawHTTP {
-    /// Opens `connections` connections to 127.0.0.1:`port` and sends each a byte of a never-ending request head
-    /// every 100 ms until the server closes it (for at most `limit`); returns how long each one lived, for the
-    /// connections the server closed.
-    public static func drip(connections: Int, port: Int, limit: Duration = .seconds(10)) throws -> [Duration] {
-        let started = ContinuousClock.now
+    /// Opens `connections` connections to 127.0.0.1:`port` (then calls `opened`) and sends each a byte of a
+    /// never-ending request head every `interval` until the server closes it (for at most `limit`); returns when
+    /// each one was seen closed, after `started`, for the connections the server closed.
+    public static func drip(
+        connections: Int, port: Int, interval: Duration = .milliseconds(100), limit: Duration = .seconds(10),
+        since started: ContinuousClock.Instant = .now, opened: () -> Void = {}
+    ) throws -> [Duration] {
         var open = try (0..<connections).map { _ in try connect(port: port) }
         defer { for descriptor in open { close(descriptor) } }
+        opened()
         let head = Array("GET /slow HTTP/1.1\r\nHost: t\r\nX-Drip: ".utf8)
         var lifetimes: [Duration] = []
         var sent = 0
@@ -25,7 +28,7 @@ extension RawHTTP {
                 }
                 return closed
             }
-            usleep(100_000)
+            usleep(useconds_t(interval / .microseconds(1)))
         }
         return lifetimes
     }

@@ -41,10 +41,16 @@ public enum RawHTTP {
     }
 
     /// Connects to 127.0.0.1:`port` (or `[::1]:port`) and returns the socket, or throws; the caller closes it.
-    /// Reads and writes time out after `timeoutSeconds`.
-    public static func connect(port: Int, timeoutSeconds: Int = 30, ipv6: Bool = false) throws -> Int32 {
+    /// Reads and writes time out after `timeoutSeconds`; `receiveBuffer` bounds the socket's receive buffer (and so
+    /// the window the server may fill while the client reads nothing).
+    public static func connect(
+        port: Int, timeoutSeconds: Int = 30, ipv6: Bool = false, receiveBuffer: Int32? = nil
+    ) throws -> Int32 {
         let descriptor = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw PeerError("socket() failed: \(errno)") }
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))

@@ -27,11 +27,16 @@ public final class TestGateway: Sendable {
     }
 
     /// The configuration a test gateway starts from: listen on 127.0.0.1:0, cache under `workspace`, 2 s shutdown
-    /// grace, debug logging, `upstreams` keyed by name.
+    /// grace, per-client limits out of reach, debug logging, `upstreams` keyed by name.
     public static func configuration(upstreams: [UpstreamConfig], workspace: TemporaryDirectory) -> SluiceConfig {
         var server = ServerConfig()
         server.listen = ListenAddress(host: "127.0.0.1", port: 0)
         server.shutdownGrace = .seconds(2)
+        // A test is many clients from one address: the per-client limits stay on, out of reach (their own tests set
+        // them).
+        server.limits.requestsPerSecond = 1_000_000
+        server.limits.burst = 10_000_000
+        server.limits.newAssetsPerMinute = 1_000_000
         var cache = CacheConfig()
         cache.directory = workspace.file("cache")
         var logging = LoggingConfig()

@@ -17,6 +17,13 @@ enum MetricsExposition {
         upstreams(names, snapshot, into: &out)
         cache(stats, inflightFetches: inflightFetches, into: &out)
         requests(loads.sorted { $0.key < $1.key }, into: &out)
+        out.family(
+            "sluice_client_limited_total", type: "counter",
+            help: "Requests answered 429 by a per-client limit (rate: server.limits.requestsPerSecond and burst; "
+                + "newAssets: server.limits.newAssetsPerMinute).")
+        for limit in ClientLimit.allCases {
+            out.sample("sluice_client_limited_total", [("limit", limit.rawValue)], Int64(snapshot.limited[limit] ?? 0))
+        }
         let renewing = tokens.sorted { $0.key < $1.key }
         out.family(
             "sluice_token_refreshes_total", type: "counter",
