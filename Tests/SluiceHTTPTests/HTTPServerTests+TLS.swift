@@ -122,9 +122,10 @@ import Testing
             options, log: log,
             handler: { _ in HTTPResponse(status: 200, body: .stream(length: 1000, source: source)) },
             run: { server in
-                // s_client sends the request, and on the end of its input (a second later) close_notify and FIN.
+                // s_client sends the request, and on the end of its input close_notify and FIN: three seconds later, so
+                // that a loaded machine has finished the handshake and begun the stream by then.
                 let script =
-                    "(printf 'GET / HTTP/1.1\\r\\nHost: t\\r\\n\\r\\n'; sleep 1) | openssl s_client -no_ign_eof"
+                    "(printf 'GET / HTTP/1.1\\r\\nHost: t\\r\\n\\r\\n'; sleep 3) | openssl s_client -no_ign_eof"
                     + " -connect 127.0.0.1:\(server.port) -CAfile \(certificates.authorityPath)"
                 let client = try await TestCertificates.run(["/bin/sh", "-c", script], in: certificates.folder)
                 #expect(client.status == .exited(0), "\(client.output)")
