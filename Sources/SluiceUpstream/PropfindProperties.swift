@@ -25,6 +25,9 @@ struct PropfindProperties: Equatable, Sendable {
 
     /// Parses the first `response` of a multistatus body; nil when the XML is malformed or no 2xx propstat exists.
     static func parse(_ body: [UInt8]) -> PropfindProperties? {
+        // FoundationXML traps on an element name that is not UTF-8 (found by fuzzing), and WebDAV servers write UTF-8:
+        // any other body is refused unparsed.
+        guard String(validating: body, as: UTF8.self) != nil else { return nil }
         let collector = PropfindCollector()
         let parser = XMLParser(data: Data(body))
         parser.shouldProcessNamespaces = true

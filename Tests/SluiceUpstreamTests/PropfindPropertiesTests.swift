@@ -82,4 +82,14 @@ import Testing
             #expect(PropfindProperties.parse(Array(item.xml.utf8)) == item.expected, "\(item.name)")
         }
     }
+
+    /// A body that is not UTF-8 is refused unparsed: this one, from the PROPFIND fuzzer, has bytes 0xFF in an element
+    /// name, on which FoundationXML traps.
+    @Test func aBodyThatIsNotUTF8IsRefused() {
+        let body =
+            Array(#"<D:multistatus xmlns:D="DAV:"><D:response><D:propstat><D:prop><D:stat"#.utf8) + [0xFF, 0xFF]
+            + Array("us>HTTP/1.1 200 OK</D:status></D:propstat></D:response></D:multistatus>".utf8)
+        #expect(PropfindProperties.parse(body) == nil)
+        #expect(PropfindProperties.parse(body.filter { $0 != 0xFF }) != nil)
+    }
 }
