@@ -40,3 +40,21 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer harnesses under fuzz/ (`make fuzz`): declared only when SLUICE_FUZZ is set, so that the normal build
+// neither compiles nor links them. Each reaches internal parsers through `@testable import` and starts libFuzzer's driver
+// through CFuzzer.
+if Context.environment["SLUICE_FUZZ"] != nil {
+    let harnesses: [(name: String, dependencies: [Target.Dependency])] = [
+        ("range", ["SluiceCore"]),
+        ("asset-path", ["SluiceCore", "SluiceGateway"]),
+        ("config", ["SluiceCore"]),
+        ("propfind", ["SluiceUpstream"]),
+        ("dropbox-json", ["SluiceCore", "SluiceUpstream"]),
+        ("signature", ["SluiceCore", "SluiceGateway"]),
+    ]
+    package.targets += harnesses.map {
+        .executableTarget(name: "fuzz-\($0.name)", dependencies: ["CFuzzer"] + $0.dependencies, path: "fuzz/\($0.name)")
+    }
+    package.targets.append(.systemLibrary(name: "CFuzzer", path: "fuzz/CFuzzer"))
+}

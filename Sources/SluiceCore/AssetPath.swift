@@ -24,7 +24,7 @@ public enum AssetPathError: Error, Equatable, Sendable {
 /// A validated path inside one upstream: decoded segments, none of them empty, `.`, `..`, or holding
 /// a slash, backslash or control character. Safe to append to a base URL or a directory root.
 public struct AssetPath: Hashable, Sendable, CustomStringConvertible {
-    /// Longest accepted path, in encoded bytes.
+    /// Longest accepted path, in decoded bytes (a separator counted after each segment).
     public static let maxLength = 4096
     /// Most segments accepted.
     public static let maxSegments = 256
@@ -47,7 +47,9 @@ public struct AssetPath: Hashable, Sendable, CustomStringConvertible {
 
     /// Parses a percent-encoded path as sent on the wire (`music/Album/01%20Intro.mp3`, no leading slash).
     public init(encoded: String) throws(AssetPathError) {
-        guard encoded.utf8.count <= Self.maxLength else { throw .tooLong }
+        // Encoding at most triples a path: anything longer is refused before it is decoded. The limit itself is
+        // checked decoded, so the stream URL of every path an asset ID can name (found by fuzzing) opens too.
+        guard encoded.utf8.count <= 3 * Self.maxLength else { throw .tooLong }
         guard !encoded.isEmpty else { throw .empty }
         var decoded: [String] = []
         // Split on the byte, not on Characters: a `/` followed by a combining mark is one Character.

@@ -39,10 +39,11 @@ public enum Base64URL {
                 return nil
             }
         }
-        // A base64 text is 4-character groups; a last group of one character holds no whole byte.
+        // A base64 text is 4-character groups; a last group of one character holds no whole byte. Padding, when
+        // given, completes the last group exactly.
         let tail = standard.count % 4
-        guard tail != 1, padding == 0 || (tail + padding) % 4 == 0 else { return nil }
         let missing = tail == 0 ? 0 : 4 - tail
+        guard tail != 1, padding == 0 || padding == missing else { return nil }
         standard += [UInt8](repeating: UInt8(ascii: "="), count: missing)
         var bytes = [UInt8](repeating: 0, count: standard.count / 4 * 3)
         let count = bytes.withUnsafeMutableBufferPointer { out in
@@ -50,6 +51,6 @@ public enum Base64URL {
         }
         // EVP_DecodeBlock counts the zero bytes the padding stands for.
         guard count >= 0 else { return nil }
-        return Array(bytes.prefix(Int(count) - missing - padding))
+        return Array(bytes.prefix(Int(count) - missing))
     }
 }

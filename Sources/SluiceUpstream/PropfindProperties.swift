@@ -25,6 +25,10 @@ struct PropfindProperties: Equatable, Sendable {
 
     /// Parses the first `response` of a multistatus body; nil when the XML is malformed or no 2xx propstat exists.
     static func parse(_ body: [UInt8]) -> PropfindProperties? {
+        // FoundationXML traps on an element name that is not UTF-8, and reads the data of a processing instruction
+        // that has none (`<?x?>`) through a null pointer (both found by fuzzing). WebDAV servers write UTF-8 and no
+        // processing instructions: any other body is refused unparsed.
+        guard String(validating: body, as: UTF8.self) != nil, !holdsProcessingInstruction(body) else { return nil }
         let collector = PropfindCollector()
         let parser = XMLParser(data: Data(body))
         parser.shouldProcessNamespaces = true
@@ -32,6 +36,16 @@ struct PropfindProperties: Equatable, Sendable {
         guard parser.parse() else { return nil }
         return collector.result
     }
+}
+
+/// Whether `body` holds `<?` anywhere but at the XML declaration that may open it (after a byte order mark).
+private func holdsProcessingInstruction(_ body: [UInt8]) -> Bool {
+    var rest = body[...]
+    if rest.starts(with: [0xEF, 0xBB, 0xBF]) { rest = rest.dropFirst(3) }
+    if rest.starts(with: "<?xml".utf8), let next = rest.dropFirst(5).first, [0x20, 0x09, 0x0D, 0x0A].contains(next) {
+        rest = rest.dropFirst(5)
+    }
+    return zip(rest, rest.dropFirst()).contains { $0 == UInt8(ascii: "<") && $1 == UInt8(ascii: "?") }
 }
 
 /// SAX state for ``PropfindProperties/parse(_:)``: used by one `XMLParser` on the calling thread.

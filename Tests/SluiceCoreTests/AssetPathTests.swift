@@ -14,6 +14,20 @@ struct AssetPathTests {
         #expect(try AssetPath(encoded: path.percentEncoded) == path)
     }
 
+    /// The limit counts decoded bytes: a path within it, each of its bytes percent-encoded, still parses (the asset
+    /// path `weue/` and 553 bytes 0xFF, each repaired to U+FFFD, came from the asset-path fuzzer), one beyond it not.
+    @Test func theLengthLimitCountsDecodedBytes() throws {
+        let fuzzed = try AssetPath(
+            plain: String(decoding: Array("weue/".utf8) + Array(repeating: 0xFF, count: 553), as: UTF8.self))
+        #expect(try AssetPath(encoded: fuzzed.percentEncoded) == fuzzed)
+        // 4094 bytes and the separator counted after the segment: one byte short of the limit.
+        let longest = try AssetPath(plain: String(repeating: "é", count: 2047))
+        #expect(longest.percentEncoded.utf8.count > AssetPath.maxLength)
+        #expect(try AssetPath(encoded: longest.percentEncoded + "%41").segments[0].utf8.count == 4095)
+        #expect(throws: AssetPathError.tooLong) { try AssetPath(encoded: longest.percentEncoded + "%41%41") }
+        #expect(throws: AssetPathError.tooLong) { try AssetPath(encoded: String(repeating: "%41", count: 4097)) }
+    }
+
     @Test(arguments: [
         ("", AssetPathError.empty), ("a//b", .emptySegment), ("a/", .emptySegment), ("..", .dotSegment),
         ("a/%2E%2e/b", .dotSegment), ("a%2Fb", .encodedSlash), ("a%5cb", .backslash), ("a%00b", .controlCharacter),

@@ -27,6 +27,18 @@ import Testing
         #expect(Base64URL.decode("Zm9v!") == nil)
     }
 
+    /// Padding, when given, completes the last group exactly and is not counted twice (`A9==` trapped: found by
+    /// the signature fuzzer).
+    @Test func base64URLPadding() {
+        #expect(Base64URL.decode("A9==") == [0x03])
+        #expect(Base64URL.decode("Zm8=") == Array("fo".utf8))
+        #expect(Base64URL.decode("Zm9vYg==") == Array("foob".utf8))
+        #expect(Base64URL.decode("A9=") == nil)
+        #expect(Base64URL.decode("A9======") == nil)
+        #expect(Base64URL.decode("Zm9v====") == nil)
+        #expect(Base64URL.decode("Zm=9") == nil)
+    }
+
     @Test func constantTimeEquals() {
         #expect(ConstantTime.equals([1, 2, 3], [1, 2, 3]))
         #expect(!ConstantTime.equals([1, 2, 3], [1, 2, 4]))

@@ -61,6 +61,8 @@ import Testing
         #expect(
             signer.check(path: Self.path, query: query.replacing("kid=k1", with: "kid=k9")[...], now: Self.now)
                 == .unknownKey)
+        // A padded signature too short for a tag (the input that trapped the signature fuzzer).
+        #expect(signer.check(path: "/", query: "expires=320&kid=k&sig=A9==", now: Self.now) == .malformed)
         // The same URL under another secret with the same key ID.
         let other = URLSigner(SigningConfig(currentKey: "k1", keys: ["k1": Self.k2]))
         #expect(other.check(path: Self.path, query: query[...], now: Self.now) == .wrongSignature)

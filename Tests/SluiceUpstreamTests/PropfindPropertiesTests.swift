@@ -82,4 +82,30 @@ import Testing
             #expect(PropfindProperties.parse(Array(item.xml.utf8)) == item.expected, "\(item.name)")
         }
     }
+
+    /// A body that is not UTF-8 is refused unparsed: this one, from the PROPFIND fuzzer, has bytes 0xFF in an element
+    /// name, on which FoundationXML traps.
+    @Test func aBodyThatIsNotUTF8IsRefused() {
+        let body =
+            Array(#"<D:multistatus xmlns:D="DAV:"><D:response><D:propstat><D:prop><D:stat"#.utf8) + [0xFF, 0xFF]
+            + Array("us>HTTP/1.1 200 OK</D:status></D:propstat></D:response></D:multistatus>".utf8)
+        #expect(PropfindProperties.parse(body) == nil)
+        #expect(PropfindProperties.parse(body.filter { $0 != 0xFF }) != nil)
+    }
+
+    /// A processing instruction is refused unparsed: FoundationXML reads the data of one without data (`<?xm?>`, from
+    /// the PROPFIND fuzzer) through a null pointer. The XML declaration, after a byte order mark or not, is no such
+    /// instruction.
+    @Test func aProcessingInstructionIsRefused() {
+        let multistatus =
+            #"<d:multistatus xmlns:d="DAV:"><d:response><d:propstat><d:prop><d:getcontentlength>5"#
+            + "</d:getcontentlength></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>"
+            + "</d:multistatus>"
+        for refused in ["<?xm?>" + multistatus, multistatus + "<?x?>", "<?xml?>" + multistatus] {
+            #expect(PropfindProperties.parse(Array(refused.utf8)) == nil, "\(refused.prefix(12))")
+        }
+        for declared in [#"<?xml version="1.0"?>"#, "\u{FEFF}<?xml version='1.0' encoding='UTF-8'?>\n", ""] {
+            #expect(PropfindProperties.parse(Array((declared + multistatus).utf8))?.length == 5, "\(declared)")
+        }
+    }
 }
