@@ -31,14 +31,14 @@ struct BrowserCORSTests {
             let played = try await Self.result(of: allowed.url("index.html"))
             #expect(played.hasPrefix("OK"), "\(played)")
             #expect(played.contains("range=bytes 0-99/"), "Content-Range was not readable: \(played)")
-            #expect(played.contains("seeked=20.0") && played.contains("width=320"), "\(played)")
+            #expect(played.contains("seeked=20 ") && played.contains("width=320"), "\(played)")
             let refused = try await Self.result(of: other.url("index.html"))
             #expect(refused.hasPrefix("ERR") && refused.contains("Failed to fetch"), "\(refused)")
         }
     }
 
-    /// A page that fetches 100 bytes with `Range` (reading `Content-Range`), then plays the video, seeks to 20 s and
-    /// waits for the frame there; it writes what it saw into `#result`.
+    /// A page that fetches 100 bytes with `Range` (reading `Content-Range`), then plays the video, pauses it, seeks to
+    /// 20 s and waits for the frame there; it writes what it saw into `#result`.
     static func page(source: String) -> String {
         """
         <!doctype html><html><body><video id="v" crossorigin="anonymous" muted preload="metadata"></video>
@@ -51,9 +51,10 @@ struct BrowserCORSTests {
           const failed = new Promise((_, reject) => { video.onerror = () => reject(new Error("media error")); });
           video.src = src;
           await Promise.race([video.play(), failed]);
+          video.pause();
           video.currentTime = 20;
           await Promise.race([new Promise(resolve => { video.onseeked = resolve; }), failed]);
-          return "OK status=" + probe.status + " range=" + range + " seeked=" + video.currentTime.toFixed(1)
+          return "OK status=" + probe.status + " range=" + range + " seeked=" + Math.floor(video.currentTime)
             + " ready=" + video.readyState + " width=" + video.videoWidth;
         }
         run().then(text => { document.getElementById("result").textContent = text; },
