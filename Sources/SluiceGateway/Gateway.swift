@@ -92,7 +92,7 @@ public final class Gateway: Sendable {
             StreamHandler(
                 upstreams: upstreams, redirects: config.upstreams.compactMapValues(\.redirectStatus), signed: signed,
                 serving: serving, metrics: metrics, logger: logger),
-            ResolveHandler(upstreamNames: Set(upstreams.keys), signed: signed, signing: config.signing)
+            ResolveHandler(upstreamNames: Set(upstreams.keys), signed: signed, signer: policy.signer)
         )
         let admin = AdminHandler(
             store: store, coordinator: coordinator, serving: serving, metrics: metrics, upstreams: upstreams,

@@ -10,8 +10,8 @@ struct ResolveHandler: Sendable {
     let upstreamNames: Set<String>
     /// Upstreams whose URLs are signed.
     var signed: Set<String> = []
-    /// Lifetimes and keys of signed URLs.
-    var signing: SigningConfig? = nil
+    /// Signs the URLs of signed upstreams (the policy step's signer, keyed once).
+    var signer: URLSigner? = nil
     /// Unix seconds now.
     var now: @Sendable () -> Int64 = RequestPolicy.unixNow
 
@@ -46,13 +46,10 @@ struct ResolveHandler: Sendable {
             }
             requestedTTL = parsed
         }
-        guard signed.contains(asset.upstream), let signing else { return .json(["url": asset.streamPath]) }
-        let ttl = requestedTTL ?? signing.defaultTTL
-        guard ttl <= signing.maxTTL else {
+        guard signed.contains(asset.upstream), let signer else { return .json(["url": asset.streamPath]) }
+        guard let (url, expires) = signer.sign(path: asset.streamPath, ttl: requestedTTL, now: now()) else {
             return Problem.badRequest("\"ttl\" is longer than the configured signing.maxTTL").response
         }
-        let expires = now() + ttl.components.seconds
-        let url = URLSigner(signing).sign(path: asset.streamPath, expires: expires)
         return .json([
             "url": url, "expires": ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(expires))),
         ])

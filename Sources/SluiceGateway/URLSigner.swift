@@ -24,11 +24,16 @@ public struct URLSigner: Sendable {
 
     /// The key new URLs are signed with.
     let currentKey: String
+    /// The lifetime of a URL signed without one asked for, and the longest one given.
+    let defaultTTL: Duration
+    let maxTTL: Duration
     private let keys: [String: HMACSHA256Key]
 
-    /// A signer with the keys of `config`.
+    /// A signer with the keys and lifetimes of `config`.
     public init(_ config: SigningConfig) {
         currentKey = config.currentKey
+        defaultTTL = config.defaultTTL
+        maxTTL = config.maxTTL
         keys = config.keys.mapValues { HMACSHA256Key(Array($0.value.utf8)) }
     }
 
@@ -38,10 +43,25 @@ public struct URLSigner: Sendable {
         return "\(path)?expires=\(expires)&kid=\(currentKey)&sig=\(Base64URL.encode(signature))"
     }
 
+    /// `path` signed to live `ttl` (``defaultTTL`` when nil) from `now` (Unix seconds), and when it expires; nil when
+    /// `ttl` is longer than ``maxTTL``.
+    public func sign(path: String, ttl: Duration?, now: Int64) -> (url: String, expires: Int64)? {
+        let ttl = ttl ?? defaultTTL
+        guard ttl <= maxTTL else { return nil }
+        let expires = now + ttl.components.seconds
+        return (sign(path: path, expires: expires), expires)
+    }
+
     /// Whether `query` signs `path` at `now` (Unix seconds).
     func check(path: String, query: Substring, now: Int64) -> Verdict {
-        guard case .found(let expires, let kid, let sig) = SignatureParameters.find(in: query) else {
-            return SignatureParameters.find(in: query) == .duplicated ? .malformed : .missing
+        let expires: Substring
+        let kid: Substring
+        let sig: Substring
+        switch SignatureParameters.find(in: query) {
+        case .found(let foundExpires, let foundKid, let foundSig):
+            (expires, kid, sig) = (foundExpires, foundKid, foundSig)
+        case .duplicated: return .malformed
+        case .incomplete: return .missing
         }
         guard let seconds = Self.seconds(expires), let signature = Base64URL.decode(sig),
             signature.count == HMACSHA256.tagSize

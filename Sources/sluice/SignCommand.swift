@@ -38,19 +38,21 @@ enum SignCommand {
             printError("sluice sign: upstream \"\(asset.upstream)\" is public; its URLs need no signature")
             return ExitStatus.failure
         }
-        var ttl = signing.defaultTTL
+        var ttl: Duration?
         if let ttlText {
             guard let parsed = try? DurationParser.parse(ttlText), parsed > .zero else {
                 return usage("--ttl needs a positive duration such as 1h")
             }
-            guard parsed <= signing.maxTTL else {
-                printError("sluice sign: --ttl \(ttlText) is longer than signing.maxTTL")
-                return ExitStatus.failure
-            }
             ttl = parsed
         }
-        let expires = Int64(Date().timeIntervalSince1970) + ttl.components.seconds
-        print(URLSigner(signing).sign(path: asset.streamPath, expires: expires))
+        guard
+            let (url, _) = URLSigner(signing).sign(
+                path: asset.streamPath, ttl: ttl, now: Int64(Date().timeIntervalSince1970))
+        else {
+            printError("sluice sign: --ttl \(ttlText ?? "") is longer than signing.maxTTL")
+            return ExitStatus.failure
+        }
+        print(url)
         return 0
     }
 
